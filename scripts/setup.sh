@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Create .venv/ in the checkout with the package (editable), its dependencies and the test tools.
+# Idempotent: reinstalls only when pyproject.toml is newer than the last install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python_bin=${PYTHON:-python3}
+if ! "$python_bin" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+  echo "setup: Python 3.11 or newer is needed as '$python_bin' (set PYTHON=/path/to/python3.11)" >&2
+  exit 1
+fi
+
+bash scripts/ensure-java.sh
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$python_bin" -m venv .venv
+fi
+stamp=.venv/.installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing staleness-lab and its dependencies into .venv"
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e ".[dev]"
+  touch "$stamp"
+fi
+echo "setup: ready ($(.venv/bin/staleness-lab --version))"

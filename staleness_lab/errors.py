@@ -1,0 +1,19 @@
+"""The one exception type the workbench raises for bad input."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input: a workload, an option or a parameter that breaks a rule.
+
+    ``field`` is a dotted path to the offending value (``tables[1].period``,
+    ``tracks``, ``--policy``); ``table`` names the table at fault when there is one.
+    The message always starts with the field so one line on stderr says what is wrong.
+    """
+
+    def __init__(self, field: str, rule: str, *, table: str | None = None) -> None:
+        self.field = field
+        self.rule = rule
+        self.table = table
+        where = f"{field} (table {table!r})" if table is not None else field
+        super().__init__(f"{where}: {rule}")

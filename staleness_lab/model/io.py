@@ -1,0 +1,89 @@
+"""Reading workloads from YAML or JSON files and plain mappings, with field-naming errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from staleness_lab.errors import InputError
+from staleness_lab.model.table import Table
+from staleness_lab.model.values import check_keys, require_list, require_mapping
+from staleness_lab.model.workload import Slowdown, Workload
+
+TOP_KEYS = {"tracks", "horizon", "seed", "tables", "variability", "slowdown", "warmup", "chop"}
+TOP_REQUIRED = {"tracks", "horizon", "tables"}
+TABLE_KEYS = {
+    "name", "period", "phase", "arrivals", "nominal_period", "sources",
+    "alpha", "beta", "priority", "initial_freshness", "chop", "min_separation",
+}
+TABLE_REQUIRED = {"name", "alpha", "beta", "priority"}
+SLOWDOWN_KEYS = {"factor", "normal", "slow"}
+
+
+def parse_workload(data: Any) -> Workload:
+    """Build a :class:`Workload` from a mapping as found in a YAML/JSON file.
+
+    Every rule violation raises :class:`InputError` naming the field, e.g.
+    ``tables[1].period (table 'b'): must be > 0, got -1``.
+    """
+    data = require_mapping(data, "workload")
+    check_keys(data, "", allowed=TOP_KEYS, required=TOP_REQUIRED)
+    raw_tables = data["tables"]
+    if not isinstance(raw_tables, list):
+        raise InputError("tables", f"must be a list of tables, got {type(raw_tables).__name__}")
+    if not raw_tables:
+        raise InputError("tables", "must not be empty")
+    tables = [_parse_table(raw, k) for k, raw in enumerate(raw_tables)]
+    slowdown = None
+    if data.get("slowdown") is not None:
+        raw = require_mapping(data["slowdown"], "slowdown")
+        check_keys(raw, "slowdown", allowed=SLOWDOWN_KEYS, required=SLOWDOWN_KEYS)
+        slowdown = Slowdown(**raw)
+    options = {k: data[k] for k in ("seed", "variability", "warmup", "chop") if k in data}
+    return Workload(tables=tuple(tables), tracks=data["tracks"], horizon=data["horizon"], slowdown=slowdown, **options)
+
+
+def _parse_table(raw: Any, k: int) -> Table:
+    field = f"tables[{k}]"
+    raw = require_mapping(raw, field)
+    name = raw.get("name") if isinstance(raw.get("name"), str) else None
+    check_keys(raw, field, allowed=TABLE_KEYS, required=TABLE_REQUIRED, table=name)
+    try:
+        table = Table(**raw)
+    except InputError as err:
+        raise InputError(f"{field}.{err.field}", err.rule, table=err.table) from None
+    return table
+
+
+def load_workload(path: str | Path) -> Workload:
+    """Read and validate a workload file (``.json`` as JSON, anything else as YAML)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(str(path), "no such workload file")
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        raise InputError(str(path), "the workload file is empty")
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            data = yaml.safe_load(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as err:
+        first = str(err).strip().splitlines()[0]
+        raise InputError(str(path), f"cannot parse the file: {first}") from None
+    if data is None:
+        raise InputError(str(path), "the workload file is empty")
+    if not isinstance(data, dict):
+        raise InputError(str(path), f"must hold a mapping at the top level, got {type(data).__name__}")
+    return parse_workload(data)
+
+
+def dump_workload(workload: Workload, path: str | Path) -> None:
+    """Write a workload as YAML (or JSON for a ``.json`` path); round-trips through load_workload."""
+    path = Path(path)
+    data = workload.to_dict()
+    text = json.dumps(data, indent=2) if path.suffix.lower() == ".json" else yaml.safe_dump(data, sort_keys=False)
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,136 @@
+"""One warehouse table: a base table fed by a periodic or replayed feed, or a derived view.
+
+Cost model (Golab et al., Sec. 2.2): an update loading a freshness delta of ``n`` time units of
+data costs ``E(n) = alpha + beta * n``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from staleness_lab.errors import InputError
+from staleness_lab.model.values import require_list, require_number, require_str
+
+PERIODIC = "periodic"
+REPLAYED = "replayed"
+DERIVED = "derived"
+
+
+@dataclass(frozen=True)
+class Table:
+    """An immutable, validated table description.
+
+    Exactly one of ``period`` (periodic feed: arrivals at ``phase + k*period``, k = 1, 2, ...,
+    each making data up to its arrival time available), ``arrivals`` (a replayed feed: pairs
+    ``(time, data_to)``) or ``sources`` (a derived table over other tables) is given.
+    ``nominal_period`` gives a replayed feed the period that period-based policies need.
+    ``chop`` caps one job at ``chop`` periods of data; ``min_separation`` delays a release until
+    that long after the previous one (the sporadic rule).
+    """
+
+    name: str
+    alpha: float
+    beta: float
+    priority: float = 1.0
+    period: float | None = None
+    phase: float = 0.0
+    arrivals: tuple[tuple[float, float], ...] | None = None
+    nominal_period: float | None = None
+    sources: tuple[str, ...] | None = None
+    initial_freshness: float = 0.0
+    chop: float | None = None
+    min_separation: float = 0.0
+
+    def __post_init__(self) -> None:
+        name = require_str(self.name, "name")
+        kinds = [k for k in ("period", "arrivals", "sources") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            rule = "none given" if not kinds else f"more than one given ({', '.join(kinds)})"
+            raise InputError("period|arrivals|sources", f"exactly one of period, arrivals, sources is required: {rule}", table=name)
+        self._set("alpha", require_number(self.alpha, "alpha", ge=0, table=name))
+        self._set("beta", require_number(self.beta, "beta", ge=0, table=name))
+        if self.alpha == 0 and self.beta == 0:
+            raise InputError("alpha", "alpha and beta must not both be 0 (an update must cost something)", table=name)
+        self._set("priority", require_number(self.priority, "priority", gt=0, table=name))
+        self._set("initial_freshness", require_number(self.initial_freshness, "initial_freshness", le=0, table=name))
+        self._set("min_separation", require_number(self.min_separation, "min_separation", ge=0, table=name))
+        if self.chop is not None:
+            self._set("chop", require_number(self.chop, "chop", ge=1, table=name))
+        if self.period is not None:
+            self._set("period", require_number(self.period, "period", gt=0, table=name))
+            self._set("phase", require_number(self.phase, "phase", ge=0, table=name))
+        elif self.phase != 0:
+            raise InputError("phase", "applies only to a table with a period", table=name)
+        if self.nominal_period is not None:
+            if self.arrivals is None:
+                raise InputError("nominal_period", "applies only to a table with arrivals", table=name)
+            self._set("nominal_period", require_number(self.nominal_period, "nominal_period", gt=0, table=name))
+        if self.arrivals is not None:
+            self._set("arrivals", _check_arrivals(self.arrivals, name))
+        if self.sources is not None:
+            sources = tuple(require_str(s, f"sources[{k}]", table=name) for k, s in enumerate(require_list(self.sources, "sources", table=name)))
+            if len(set(sources)) != len(sources):
+                raise InputError("sources", "lists a source more than once", table=name)
+            self._set("sources", sources)
+
+    def _set(self, key: str, value: Any) -> None:
+        """Store a normalised value on the frozen instance (validation only)."""
+        object.__setattr__(self, key, value)
+
+    @property
+    def kind(self) -> str:
+        """``periodic``, ``replayed`` or ``derived``."""
+        if self.period is not None:
+            return PERIODIC
+        if self.arrivals is not None:
+            return REPLAYED
+        return DERIVED
+
+    @property
+    def is_base(self) -> bool:
+        return self.sources is None
+
+    def cost(self, n: float) -> float:
+        """Nominal update cost E(n) = alpha + beta*n (Golab et al., Sec. 2.2)."""
+        return self.alpha + self.beta * n
+
+    def to_dict(self) -> dict[str, Any]:
+        """The YAML/JSON form: only keys that differ from their defaults, in schema order."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.period is not None:
+            out["period"] = self.period
+            if self.phase:
+                out["phase"] = self.phase
+        if self.arrivals is not None:
+            out["arrivals"] = [list(a) for a in self.arrivals]
+            if self.nominal_period is not None:
+                out["nominal_period"] = self.nominal_period
+        if self.sources is not None:
+            out["sources"] = list(self.sources)
+        out.update(alpha=self.alpha, beta=self.beta, priority=self.priority)
+        if self.initial_freshness:
+            out["initial_freshness"] = self.initial_freshness
+        if self.chop is not None:
+            out["chop"] = self.chop
+        if self.min_separation:
+            out["min_separation"] = self.min_separation
+        return out
+
+
+def _check_arrivals(arrivals: Any, name: str) -> tuple[tuple[float, float], ...]:
+    """Replayed feed: ``[[time, data_to], ...]``, times >= 0 strictly increasing,
+    ``data_to <= time`` and non-decreasing."""
+    out: list[tuple[float, float]] = []
+    for k, pair in enumerate(require_list(arrivals, "arrivals", table=name)):
+        field_ = f"arrivals[{k}]"
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InputError(field_, "must be a pair [time, data_to]", table=name)
+        time = require_number(pair[0], field_ + "[0]", ge=0, table=name)
+        data_to = require_number(pair[1], field_ + "[1]", le=time, table=name)
+        if out and time <= out[-1][0]:
+            raise InputError(field_, f"times must increase: {time:g} after {out[-1][0]:g}", table=name)
+        if out and data_to < out[-1][1]:
+            raise InputError(field_, f"data_to must not decrease: {data_to:g} after {out[-1][1]:g}", table=name)
+        out.append((time, data_to))
+    return tuple(out)

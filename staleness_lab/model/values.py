@@ -1,0 +1,97 @@
+"""Checks of single values: the type and range rules every model field obeys.
+
+Each check raises :class:`InputError` naming the field (and the table, when there is one)
+and the rule the value breaks; it returns the value normalised (ints and floats as float).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from staleness_lab.errors import InputError
+
+
+def require_int(value: Any, field: str, *, minimum: int | None = None, table: str | None = None) -> int:
+    """An integer (``True`` and ``"2"`` are not), optionally at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(field, f"must be an integer, got {_show(value)}", table=table)
+    if minimum is not None and value < minimum:
+        raise InputError(field, f"must be >= {minimum}, got {value}", table=table)
+    return value
+
+
+def require_number(
+    value: Any,
+    field: str,
+    *,
+    table: str | None = None,
+    gt: float | None = None,
+    ge: float | None = None,
+    le: float | None = None,
+    lt: float | None = None,
+) -> float:
+    """A finite real number (not a bool, not NaN or infinite) within the given bounds."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(field, f"must be a number, got {_show(value)}", table=table)
+    number = float(value)
+    if not math.isfinite(number):
+        raise InputError(field, f"must be a finite number, got {value}", table=table)
+    if gt is not None and not number > gt:
+        raise InputError(field, f"must be > {_fmt(gt)}, got {_fmt(number)}", table=table)
+    if ge is not None and not number >= ge:
+        raise InputError(field, f"must be >= {_fmt(ge)}, got {_fmt(number)}", table=table)
+    if le is not None and not number <= le:
+        raise InputError(field, f"must be <= {_fmt(le)}, got {_fmt(number)}", table=table)
+    if lt is not None and not number < lt:
+        raise InputError(field, f"must be < {_fmt(lt)}, got {_fmt(number)}", table=table)
+    return number
+
+
+def require_str(value: Any, field: str, *, table: str | None = None) -> str:
+    """A non-empty string."""
+    if not isinstance(value, str) or not value:
+        raise InputError(field, f"must be a non-empty string, got {_show(value)}", table=table)
+    return value
+
+
+def require_list(value: Any, field: str, *, table: str | None = None, non_empty: bool = True) -> list[Any]:
+    """A list (a tuple is accepted from Python), non-empty unless allowed."""
+    if not isinstance(value, (list, tuple)):
+        raise InputError(field, f"must be a list, got {_show(value)}", table=table)
+    if non_empty and not value:
+        raise InputError(field, "must not be empty", table=table)
+    return list(value)
+
+
+def require_mapping(value: Any, field: str) -> dict[str, Any]:
+    """A mapping with string keys."""
+    if not isinstance(value, dict):
+        raise InputError(field, f"must be a mapping, got {_show(value)}")
+    return value
+
+
+def check_keys(
+    mapping: dict[str, Any], field: str, *, allowed: set[str], required: set[str], table: str | None = None
+) -> None:
+    """No unknown keys (the first one is named) and every required key present."""
+    for key in mapping:
+        if key not in allowed:
+            where = f"{field}.{key}" if field else str(key)
+            raise InputError(where, f"unknown field {key!r} (allowed: {', '.join(sorted(allowed))})", table=table)
+    for key in sorted(required):
+        if key not in mapping:
+            where = f"{field}.{key}" if field else key
+            raise InputError(where, "missing required field", table=table)
+
+
+def _fmt(number: float) -> str:
+    return f"{number:g}"
+
+
+def _show(value: Any) -> str:
+    kind = type(value).__name__
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{text} ({kind})"

@@ -1,0 +1,194 @@
+"""A workload: tracks, horizon, seed, tables and the global execution-model keys."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from staleness_lab.errors import InputError
+from staleness_lab.model.dag import ancestors, topological_order
+from staleness_lab.model.table import Table
+from staleness_lab.model.values import require_int, require_number
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """Alternating normal and slow periods, starting normal (Golab et al., Sec. 5, type-2 runs).
+
+    A job that starts in a slow period costs ``factor`` times as much. ``normal == 0`` means
+    always slow; ``slow == 0`` never slow.
+    """
+
+    factor: float
+    normal: float
+    slow: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "factor", require_number(self.factor, "slowdown.factor", gt=0))
+        object.__setattr__(self, "normal", require_number(self.normal, "slowdown.normal", ge=0))
+        object.__setattr__(self, "slow", require_number(self.slow, "slowdown.slow", ge=0))
+        if self.normal + self.slow <= 0:
+            raise InputError("slowdown.slow", "normal and slow must not both be 0")
+
+    def multiplier(self, t: float) -> float:
+        """The cost multiplier for a job starting at time ``t``."""
+        if self.normal == 0:
+            return self.factor
+        return self.factor if t % (self.normal + self.slow) >= self.normal else 1.0
+
+
+@dataclass(frozen=True)
+class Workload:
+    """An immutable, validated warehouse workload (see the README for the schema).
+
+    ``tracks`` identical processors, simulated and measured over ``[0, horizon]`` (metrics over
+    ``[warmup, horizon]``). ``variability`` b draws each actual cost uniformly from
+    ``[b*E, (1+b)*E]`` (Golab et al., Sec. 5); ``chop`` is the default for tables without one.
+    """
+
+    tables: tuple[Table, ...]
+    tracks: int = 1
+    horizon: float = 100.0
+    seed: int = 0
+    variability: float | None = None
+    slowdown: Slowdown | None = None
+    warmup: float = 0.0
+    chop: float | None = None
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "tracks", require_int(self.tracks, "tracks", minimum=1))
+        set_(self, "horizon", require_number(self.horizon, "horizon", gt=0))
+        set_(self, "seed", require_int(self.seed, "seed", minimum=0))
+        set_(self, "warmup", require_number(self.warmup, "warmup", ge=0, lt=self.horizon))
+        if self.variability is not None:
+            set_(self, "variability", require_number(self.variability, "variability", ge=0))
+        if self.chop is not None:
+            set_(self, "chop", require_number(self.chop, "chop", ge=1))
+        if self.slowdown is not None and not isinstance(self.slowdown, Slowdown):
+            raise InputError("slowdown", "must be a Slowdown {factor, normal, slow}")
+        if not isinstance(self.tables, (list, tuple)):
+            raise InputError("tables", "must be a list of tables")
+        if not self.tables:
+            raise InputError("tables", "must not be empty")
+        set_(self, "tables", tuple(self.tables))
+        self._check_tables()
+
+    def _check_tables(self) -> None:
+        seen: dict[str, int] = {}
+        for k, table in enumerate(self.tables):
+            if not isinstance(table, Table):
+                raise InputError(f"tables[{k}]", "must be a Table")
+            if table.name in seen:
+                raise InputError(f"tables[{k}].name", f"duplicate name (also tables[{seen[table.name]}])", table=table.name)
+            seen[table.name] = k
+        for k, table in enumerate(self.tables):
+            for j, src in enumerate(table.sources or ()):
+                if src not in seen:
+                    raise InputError(f"tables[{k}].sources[{j}]", f"unknown source {src!r}", table=table.name)
+        topological_order([t.name for t in self.tables], self.source_map)
+        for k, table in enumerate(self.tables):
+            if table.sources:
+                edge = min(self.table(s).initial_freshness for s in table.sources)
+                if table.initial_freshness > edge:
+                    raise InputError(
+                        f"tables[{k}].initial_freshness",
+                        f"must be <= the trailing edge of its sources at time 0 ({edge:g})",
+                        table=table.name,
+                    )
+
+    # -- structure -------------------------------------------------------------------------
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Table name -> position in the file (the tie-break of every order)."""
+        return {t.name: k for k, t in enumerate(self.tables)}
+
+    @cached_property
+    def source_map(self) -> dict[str, tuple[str, ...]]:
+        return {t.name: tuple(t.sources or ()) for t in self.tables}
+
+    def table(self, name: str) -> Table:
+        return self.tables[self.index[name]]
+
+    @cached_property
+    def children(self) -> tuple[tuple[int, ...], ...]:
+        """For each table, the positions of the tables it feeds directly."""
+        kids: list[list[int]] = [[] for _ in self.tables]
+        for k, table in enumerate(self.tables):
+            for src in table.sources or ():
+                kids[self.index[src]].append(k)
+        return tuple(tuple(c) for c in kids)
+
+    @cached_property
+    def ancestor_sets(self) -> tuple[frozenset[int], ...]:
+        """For each table, the positions of every table feeding it, directly or transitively."""
+        return tuple(frozenset(self.index[a] for a in ancestors(t.name, self.source_map)) for t in self.tables)
+
+    @cached_property
+    def periods(self) -> tuple[float | None, ...]:
+        """Each table's period as EDF deadlines and chopping use it (Golab et al., Sec. 2.4).
+
+        Periodic: its period; replayed: its ``nominal_period`` (None when absent); derived: the
+        largest period among its base ancestors (None when one of them has none).
+        """
+        own = [t.period if t.period is not None else t.nominal_period for t in self.tables]
+        out: list[float | None] = []
+        for k, table in enumerate(self.tables):
+            if table.is_base:
+                out.append(own[k])
+                continue
+            base = [own[a] for a in self.ancestor_sets[k] if self.tables[a].is_base]
+            out.append(None if any(p is None for p in base) else max(base))  # type: ignore[type-var]
+        return tuple(out)
+
+    def require_periods(self, who: str) -> tuple[float, ...]:
+        """The periods, or a clear error naming the first table without one."""
+        for k, period in enumerate(self.periods):
+            if period is None:
+                table = self.tables[k]
+                if table.is_base:
+                    rule = f"{who} needs a period: give this replayed table a nominal_period"
+                    raise InputError(f"tables[{k}].nominal_period", rule, table=table.name)
+                rule = f"{who} needs a period: an ancestor of this derived table is a replayed feed without nominal_period"
+                raise InputError(f"tables[{k}].sources", rule, table=table.name)
+        return self.periods  # type: ignore[return-value]
+
+    def chop_of(self, k: int) -> float | None:
+        """The chop factor of table ``k`` (its own, else the workload's)."""
+        own = self.tables[k].chop
+        return own if own is not None else self.chop
+
+    def utilization(self) -> list[float | None]:
+        """Nominal utilization E_i(P_i)/P_i of each table (None where it has no period)."""
+        return [None if p is None else t.cost(p) / p for t, p in zip(self.tables, self.periods)]
+
+    # -- I/O and identity --------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tracks": self.tracks, "horizon": self.horizon, "seed": self.seed}
+        if self.warmup:
+            out["warmup"] = self.warmup
+        if self.variability is not None:
+            out["variability"] = self.variability
+        if self.slowdown is not None:
+            s = self.slowdown
+            out["slowdown"] = {"factor": s.factor, "normal": s.normal, "slow": s.slow}
+        if self.chop is not None:
+            out["chop"] = self.chop
+        out["tables"] = [t.to_dict() for t in self.tables]
+        return out
+
+    def digest(self) -> str:
+        """A stable SHA-256 of the workload's canonical JSON form (provenance of traces)."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def with_overrides(self, **overrides: Any) -> "Workload":
+        """A copy with some global keys replaced (``tracks``, ``horizon``, ``seed``, ...), re-validated."""
+        unknown = set(overrides) - {"tracks", "horizon", "seed", "variability", "slowdown", "warmup", "chop", "tables"}
+        if unknown:
+            raise InputError(sorted(unknown)[0], "is not a workload key that can be overridden")
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return replace(self, **given)

@@ -1,0 +1,7 @@
+"""Schedulers behind one protocol (see :mod:`staleness_lab.policies.base`) and their registry."""
+
+from staleness_lab.policies import baselines  # noqa: F401  (registers the baselines)
+from staleness_lab.policies.base import BoundPolicy, Policy
+from staleness_lab.policies.registry import available_policies, get_policy, register
+
+__all__ = ["BoundPolicy", "Policy", "available_policies", "get_policy", "register"]

@@ -1,0 +1,378 @@
+"""The discrete-event engine: feeds, tracks, the ready set and non-preemptive update jobs.
+
+Semantics (the foundation's model; Golab et al., Sec. 2):
+
+* A feed arrival at ``t`` makes data up to ``t`` available (up to ``data_to`` for a replayed
+  feed). A derived table's available data ends at its trailing edge, the minimum freshness of
+  its sources. Staleness is ``S_i(t) = t - F_i(t)``.
+* A table's **release** is the instant its unclaimed data (available beyond what is loaded or
+  being loaded) went from none to some, delayed to ``previous release + min_separation`` when
+  that is later. A table is **ready** when it is released and has no job in flight (at most one
+  job per table).
+* A job loads everything available when it starts (with ``chop``: at most ``chop`` periods, a
+  base table's load ending at an arrival boundary, at least one batch), runs non-preemptively
+  for ``E(n) = alpha + beta*n`` (times the variability draw and the slowdown factor at its
+  start) on one track and sets ``F_i`` when it completes. If chopping leaves data unclaimed, the
+  table keeps its release (its unclaimed data never went back to none).
+* Event order: at each instant the engine applies every job completion (and the derived
+  releases they cause) in table order, then deferred (``min_separation``) releases, then every
+  feed arrival (by table position), and only then consults the policy and dispatches until no free track can take a ready table.
+  The policy is consulted at every arrival and completion instant (and at time 0).
+* Horizon rule: events at ``t <= horizon`` are processed; a job still running at the horizon
+  is not completed and does not raise ``F``.
+
+The hot loop follows PERFORMANCE.md: staleness areas are integrated lazily (closed form, only
+when a table's freshness changes and once at the horizon), the ready set is a heap keyed by the
+policy with lazy invalidation by version stamps, and arrivals come in sorted chunks merged with
+a small heap holding at most one completion per track.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import zlib
+from heapq import heapify, heappop, heappush
+
+import numpy as np
+
+from staleness_lab.errors import InputError
+from staleness_lab.model import Workload
+from staleness_lab.policies.base import BoundPolicy, Policy
+from staleness_lab.sim.arrivals import arrival_chunks
+from staleness_lab.sim.trace import Trace
+
+_INF = float("inf")
+#: Uniform draws fetched per table at a time for the variability model.
+_DRAW_BLOCK = 512
+
+
+def cost_stream(seed: int, table_name: str) -> np.random.Generator:
+    """The random stream of one table's cost draws: keyed by seed and table name, so policies
+    compared on one seed meet the same random costs (common random numbers)."""
+    return np.random.default_rng([seed, zlib.crc32(table_name.encode())])
+
+
+def policy_stream(seed: int) -> np.random.Generator:
+    """The random stream a policy may use (Random), independent of the cost streams."""
+    return np.random.default_rng([seed, 0x706F6C69])
+
+
+def run(workload: Workload, policy: Policy, policy_name: str) -> Trace:
+    """Simulate ``workload`` under ``policy`` over ``[0, horizon]`` and return the trace."""
+    bound = policy.bind(workload, policy_stream(workload.seed))
+    if not isinstance(bound, BoundPolicy):
+        raise InputError("policy", f"bind() must return a BoundPolicy, got {type(bound).__name__}")
+    return _Run(workload, bound).execute(policy_name)
+
+
+class _Run:
+    """One simulation's state. Lists indexed by table position; see :func:`run`."""
+
+    def __init__(self, workload: Workload, bound: BoundPolicy) -> None:
+        self.w = workload
+        self.bound = bound
+        tables = workload.tables
+        n = len(tables)
+        self.n = n
+        self.freshness = [t.initial_freshness for t in tables]
+        self.avail = list(self.freshness)
+        self.chop_limit = self._chop_limits()
+        self.batch_ends = [
+            None if t.arrivals is None else [d for _, d in t.arrivals] for t in tables
+        ]
+
+    def _chop_limits(self) -> list[float | None]:
+        """Per table, the most data one job may load (chop * period), or None."""
+        limits: list[float | None] = []
+        for k, table in enumerate(self.w.tables):
+            c = self.w.chop_of(k)
+            if c is None:
+                limits.append(None)
+                continue
+            period = self.w.periods[k]
+            if period is None:
+                raise InputError(
+                    f"tables[{k}].chop", "chopping needs a period: give this replayed feed (or its ancestors) a nominal_period",
+                    table=table.name,
+                )
+            limits.append(c * period)
+        return limits
+
+    def _chopped_end(self, i: int, f: float, avail: float) -> float:
+        """Where a job of table ``i`` starting from freshness ``f`` stops loading under chopping.
+
+        Base tables stop at the last arrival boundary within ``f + chop*period`` (at least one
+        batch); derived tables at ``f + chop*period`` (Golab et al., Sec. 3.4, reading in the
+        spec's Sec. 2.7).
+        """
+        cap = f + self.chop_limit[i]  # type: ignore[operator]
+        if cap >= avail:
+            return avail
+        table = self.w.tables[i]
+        if table.sources is not None:
+            return cap
+        if table.period is not None:  # boundaries phase + k*period, k >= 1
+            period, phase = table.period, table.phase
+            k_first = max(1, math.floor((f - phase) / period) + 1)
+            if phase + k_first * period <= f:  # f sat on a boundary up to rounding
+                k_first += 1
+            k_cap = math.floor((cap - phase) / period)
+            if phase + k_cap * period > cap:
+                k_cap -= 1
+            return min(phase + max(k_first, k_cap) * period, avail)
+        ends = self.batch_ends[i]
+        k = bisect.bisect_right(ends, cap) - 1
+        if k < 0 or ends[k] <= f:
+            k = bisect.bisect_right(ends, f)
+        return min(ends[k], avail)
+
+    def execute(self, policy_name: str) -> Trace:  # noqa: C901 - the hot loop is one function on purpose
+        w = self.w
+        n = self.n
+        horizon = w.horizon
+        warmup = w.warmup
+        tables = w.tables
+        alpha = [t.alpha for t in tables]
+        beta = [t.beta for t in tables]
+        sep = [t.min_separation for t in tables]
+        sources = [tuple(w.index[s] for s in (t.sources or ())) for t in tables]
+        children = w.children
+        chop_limit = self.chop_limit
+        chopped_end = self._chopped_end
+        any_chop = any(c is not None for c in chop_limit)
+
+        key = self.bound.key
+        rekey = self.bound.rekey_on_data
+        place = self.bound.place
+        on_arrival = self.bound.on_arrival
+        on_completion = self.bound.on_completion
+
+        F = self.freshness
+        avail = self.avail
+        claimed = list(F)
+        running = [False] * n
+        release: list[float | None] = [None] * n
+        last_release = [-_INF] * n
+        version = [0] * n
+
+        # lazily integrated staleness: area since warmup, peak, time of the last change
+        area = [0.0] * n
+        peak = [-_INF] * n
+        last_change = [0.0] * n
+
+        # the job in flight per table, and the completed jobs (one record each, plus finish)
+        job: list[tuple] = [()] * n  # (table, track, release, start, data_from, data_to, cost)
+        done: list[tuple] = []
+        done_finish: list[float] = []
+
+        variability = w.variability
+        draws: list[list[float]] = [[] for _ in range(n)]
+        streams = [cost_stream(w.seed, t.name) for t in tables] if variability is not None else []
+        slowdown = w.slowdown
+        sd_factor = slowdown.factor if slowdown else 1.0
+        sd_normal = slowdown.normal if slowdown else 0.0
+        sd_cycle = (slowdown.normal + slowdown.slow) if slowdown else 0.0
+
+        ready: list[tuple] = []  # (key, table, version): lazily invalidated by version
+        # completions and timers: (time, code); code < n completes table ``code``, n <= code < 2n
+        # releases table ``code - n`` (deferred by min_separation), code == 2n only wakes the
+        # policy (time 0, so it is consulted even when nothing happens then)
+        wake = 2 * n
+        events: list[tuple[float, int]] = [(0.0, wake)]
+        free = list(range(w.tracks))
+
+        def push_ready(i: int, now: float) -> None:
+            v = version[i] + 1
+            version[i] = v
+            end = avail[i] if chop_limit[i] is None else chopped_end(i, F[i], avail[i])
+            heappush(ready, (key(i, now, release[i], end - F[i]), i, v))
+
+        def new_data(i: int, old: float, now: float) -> None:
+            """Table i's available data grew from ``old`` at ``now``: release it or re-key it."""
+            if release[i] is None:
+                if claimed[i] < old:
+                    return  # a deferred release is pending; its timer releases the table
+                due = last_release[i] + sep[i]
+                if now < due:
+                    heappush(events, (due, i + n))
+                    return
+                release[i] = now
+                last_release[i] = now
+                if not running[i]:
+                    push_ready(i, now)
+            elif rekey and not running[i]:
+                push_ready(i, now)
+
+        # time 0: derived tables whose sources are already fresher than they are
+        for i in range(n):
+            if sources[i]:
+                edge = min(F[s] for s in sources[i])
+                if edge > avail[i]:
+                    old = avail[i]
+                    avail[i] = edge
+                    new_data(i, old, 0.0)
+
+        chunks = arrival_chunks(w)
+        at_t, at_i, at_d = next(chunks, ([], [], []))
+        at_t.append(_INF)
+        p = 0
+        arrivals_before = 0  # arrivals in chunks already consumed
+        t_arr = at_t[0]
+
+        while True:
+            t = events[0][0] if events and events[0][0] < t_arr else t_arr
+            if t > horizon:
+                break
+            # 1. completions (and deferred releases)
+            while events and events[0][0] <= t:
+                code = heappop(events)[1]
+                if code >= n:
+                    if code == wake:
+                        continue
+                    i = code - n  # deferred release (min_separation)
+                    if release[i] is None and avail[i] > claimed[i]:
+                        release[i] = t
+                        last_release[i] = t
+                        if not running[i]:
+                            push_ready(i, t)
+                    continue
+                i = code
+                old = F[i]
+                a = last_change[i]
+                if a < warmup:
+                    a = warmup
+                if t > a:
+                    area[i] += (t - a) * ((t + a) * 0.5 - old)
+                    if t - old > peak[i]:
+                        peak[i] = t - old
+                record = job[i]
+                F[i] = record[5]
+                last_change[i] = t
+                running[i] = False
+                heappush(free, record[1])
+                done.append(record)
+                done_finish.append(t)
+                if release[i] is not None:
+                    push_ready(i, t)
+                for c in children[i]:
+                    edge = min([F[s] for s in sources[c]])
+                    if edge > avail[c]:
+                        old = avail[c]
+                        avail[c] = edge
+                        new_data(c, old, t)
+                if on_completion is not None:
+                    on_completion(i, t)
+            # 2. feed arrivals (the release rule of new_data, inlined: this is the hottest path)
+            while t_arr == t:
+                i = at_i[p]
+                d = at_d[p]
+                p += 1
+                old = avail[i]
+                if d > old:
+                    avail[i] = d
+                    if release[i] is None:
+                        if claimed[i] >= old:
+                            if t < last_release[i] + sep[i]:
+                                heappush(events, (last_release[i] + sep[i], i + n))
+                            else:
+                                release[i] = t
+                                last_release[i] = t
+                                if not running[i]:
+                                    if chop_limit[i] is None:  # push_ready, inlined
+                                        v = version[i] + 1
+                                        version[i] = v
+                                        heappush(ready, (key(i, t, t, d - F[i]), i, v))
+                                    else:
+                                        push_ready(i, t)
+                    elif rekey and not running[i]:
+                        push_ready(i, t)
+                if on_arrival is not None:
+                    on_arrival(i, t)
+                t_arr = at_t[p]
+                if t_arr == _INF:
+                    arrivals_before += p
+                    at_t, at_i, at_d = next(chunks, ([], [], []))
+                    at_t.append(_INF)
+                    p = 0
+                    t_arr = at_t[0]
+            # 3. dispatch: the policy's order (or placement) fills the free tracks
+            if not (free and ready):
+                continue
+            placed = None if place is None else iter(self._placed(place, ready, free, version, t))
+            while True:
+                if placed is None:
+                    if not (free and ready):
+                        break
+                    _, i, v = heappop(ready)
+                    if v != version[i]:
+                        continue
+                    track = heappop(free)
+                else:
+                    choice = next(placed, None)
+                    if choice is None:
+                        break
+                    i, track = choice
+                f = F[i]
+                end = avail[i]
+                if any_chop and chop_limit[i] is not None:
+                    end = chopped_end(i, f, end)
+                cost = alpha[i] + beta[i] * (end - f)
+                if variability is not None:
+                    queue = draws[i]
+                    if not queue:
+                        queue.extend(streams[i].random(_DRAW_BLOCK)[::-1].tolist())
+                    cost *= variability + queue.pop()
+                if sd_cycle and (sd_normal == 0 or t % sd_cycle >= sd_normal):
+                    cost *= sd_factor
+                claimed[i] = end
+                running[i] = True
+                job[i] = (i, track, release[i], t, f, end, cost)
+                if end >= avail[i]:
+                    release[i] = None
+                heappush(events, (t + cost, i))
+
+        in_flight = [job[i] for i in range(n) if running[i]]
+        # close every staleness integral at the horizon
+        for i in range(n):
+            a = last_change[i] if last_change[i] > warmup else warmup
+            area[i] += (horizon - a) * ((horizon + a) * 0.5 - F[i])
+            if horizon - F[i] > peak[i]:
+                peak[i] = horizon - F[i]
+        return Trace(
+            workload=w,
+            policy=policy_name,
+            events=arrivals_before + p + len(done),
+            jobs_done=done,
+            jobs_finish=done_finish,
+            in_flight=in_flight,
+            staleness_area=area,
+            max_staleness=peak,
+        )
+
+    @staticmethod
+    def _placed(place, ready: list[tuple], free: list[int], version: list[int], now: float) -> list[tuple[int, int]]:
+        """Ask a placement policy which ready tables run where; put the rest back."""
+        entries = []
+        while ready:
+            entry = heappop(ready)
+            if entry[2] == version[entry[1]]:
+                entries.append(entry)
+        order = [e[1] for e in entries]
+        tracks = sorted(free)
+        chosen = place(order, tracks, now)
+        taken_tables: set[int] = set()
+        taken_tracks: set[int] = set()
+        for i, track in chosen:
+            if i not in order or i in taken_tables:
+                raise RuntimeError(f"placement chose table {i}, which is not ready or chosen twice")
+            if track not in tracks or track in taken_tracks:
+                raise RuntimeError(f"placement chose track {track}, which is not free or chosen twice")
+            taken_tables.add(i)
+            taken_tracks.add(track)
+        for entry in entries:
+            if entry[1] not in taken_tables:
+                heappush(ready, entry)
+        free[:] = [track for track in free if track not in taken_tracks]
+        heapify(free)
+        return list(chosen)

@@ -1,0 +1,102 @@
+"""What a simulation recorded: the completed jobs, freshness step functions and the staleness
+integrals accumulated during the run. Tables are built once, columnar, on first access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
+from operator import itemgetter
+
+import numpy as np
+import pandas as pd
+
+from staleness_lab.model import Workload
+
+#: Fields of the engine's job records, in order (finish is kept beside them).
+RECORD_FIELDS = ("table", "track", "release", "start", "data_from", "data_to", "cost")
+JOB_COLUMNS = ["table", "track", "release", "start", "finish", "data_from", "data_to", "cost"]
+
+
+@dataclass(eq=False)
+class Trace:
+    """A run's record.
+
+    ``jobs_done`` holds one record per completed job (fields :data:`RECORD_FIELDS`, table and
+    track as positions) and ``jobs_finish`` their finish times; ``in_flight`` the records of jobs
+    still running at the horizon (their planned finish is start + cost); ``staleness_area`` and
+    ``max_staleness`` the exact per-table integrals over ``[warmup, horizon]`` accumulated by
+    the engine.
+    """
+
+    workload: Workload
+    policy: str
+    events: int
+    jobs_done: list[tuple]
+    jobs_finish: list[float]
+    in_flight: list[tuple]
+    staleness_area: list[float]
+    max_staleness: list[float]
+
+    @property
+    def n_jobs(self) -> int:
+        """Completed jobs (finished at or before the horizon)."""
+        return len(self.jobs_finish)
+
+    @cached_property
+    def job_tables(self) -> np.ndarray:
+        """Table position of each completed job (cheaper than :attr:`columns` for counts)."""
+        return np.fromiter(map(itemgetter(0), self.jobs_done), dtype=np.int64, count=len(self.jobs_done))
+
+    @cached_property
+    def job_finish(self) -> np.ndarray:
+        """Finish time of each completed job."""
+        return np.array(self.jobs_finish, dtype=float)
+
+    @cached_property
+    def columns(self) -> dict[str, np.ndarray]:
+        """The completed jobs as numpy columns (table and track as int positions)."""
+        width = len(RECORD_FIELDS)
+        flat = np.fromiter(chain.from_iterable(self.jobs_done), dtype=float, count=width * len(self.jobs_done))
+        records = flat.reshape(-1, width)
+        cols = {name: records[:, k] for k, name in enumerate(RECORD_FIELDS)}
+        cols["table"] = self.job_tables
+        cols["track"] = cols["track"].astype(np.int64)
+        cols["finish"] = self.job_finish
+        return {name: cols[name] for name in JOB_COLUMNS}
+
+    @cached_property
+    def jobs(self) -> pd.DataFrame:
+        """One row per completed job: table (name), track, release, start, finish, data_from,
+        data_to, cost, plus response = finish - release and stretch = response / cost."""
+        names = np.array([t.name for t in self.workload.tables], dtype=object)
+        cols = self.columns
+        frame = pd.DataFrame({**cols, "table": pd.Series(names[cols["table"]], dtype="string")})
+        frame["response"] = frame["finish"] - frame["release"]
+        frame["stretch"] = frame["response"] / frame["cost"]
+        return frame
+
+    @cached_property
+    def freshness(self) -> pd.DataFrame:
+        """Freshness step functions, tidy: one row per (table, time) where F_i becomes
+        ``freshness``, starting with F_i(0) at time 0, ordered by table position then time."""
+        w = self.workload
+        cols = self.columns
+        pos = np.concatenate([np.arange(len(w.tables)), cols["table"]])
+        time = np.concatenate([np.zeros(len(w.tables)), cols["finish"]])
+        fresh = np.concatenate([[t.initial_freshness for t in w.tables], cols["data_to"]])
+        order = np.lexsort((time, pos))
+        names = np.array([t.name for t in w.tables], dtype=object)
+        return pd.DataFrame(
+            {
+                "table": pd.Series(names[pos[order]], dtype="string"),
+                "time": time[order],
+                "freshness": fresh[order],
+            }
+        )
+
+    def staleness_at(self, table: str, times: np.ndarray) -> np.ndarray:
+        """S_i(t) = t - F_i(t) at the given times (right-continuous: an update landing at t counts)."""
+        steps = self.freshness[self.freshness["table"] == table]
+        idx = np.searchsorted(steps["time"].to_numpy(), times, side="right") - 1
+        return np.asarray(times, dtype=float) - steps["freshness"].to_numpy()[idx]

@@ -1,0 +1,51 @@
+"""Writing traces as Parquet with their provenance, atomically."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from staleness_lab.sim import Trace
+
+
+def _provenance(trace: Trace, version: str) -> dict[bytes, bytes]:
+    return {
+        b"staleness_lab.workload_sha256": trace.workload.digest().encode(),
+        b"staleness_lab.seed": str(trace.workload.seed).encode(),
+        b"staleness_lab.version": version.encode(),
+        b"staleness_lab.policy": trace.policy.encode(),
+    }
+
+
+def write_trace(trace: Trace, directory: Path, *, version: str) -> list[Path]:
+    """Write ``jobs.parquet`` and ``freshness.parquet`` into ``directory``.
+
+    Each file is written under a temporary name and renamed when complete, so an interrupted
+    write never leaves a file that looks finished. The Parquet metadata carries the workload's
+    hash, the seed, the policy and the package version.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    meta = _provenance(trace, version)
+    written = []
+    for name, frame in (("jobs.parquet", trace.jobs), ("freshness.parquet", trace.freshness)):
+        written.append(_write_atomic(frame, directory / name, meta))
+    return written
+
+
+def _write_atomic(frame: pd.DataFrame, path: Path, meta: dict[bytes, bytes]) -> Path:
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
