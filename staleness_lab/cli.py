@@ -18,7 +18,7 @@ from staleness_lab import __version__
 from staleness_lab.api import simulate
 from staleness_lab.errors import InputError
 from staleness_lab.model import load_workload
-from staleness_lab.tracefiles import write_trace
+from staleness_lab.tracefiles import check_output_dir, write_trace
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
+    if args.trace_out is not None:
+        check_output_dir(args.trace_out, "--trace-out")
     result = simulate(
         workload, args.policy, relative=args.relative, tracks=args.tracks, horizon=args.horizon, seed=args.seed
     )

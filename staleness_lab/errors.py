@@ -16,4 +16,9 @@ class InputError(ValueError):
         self.rule = rule
         self.table = table
         where = f"{field} (table {table!r})" if table is not None else field
-        super().__init__(f"{where}: {rule}")
+        super().__init__(_one_line(f"{where}: {rule}"))
+
+
+def _one_line(text: str) -> str:
+    """Escape line breaks (from names or keys in the input) so the message stays one line."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")

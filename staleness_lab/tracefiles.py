@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from staleness_lab.errors import InputError
 from staleness_lab.sim import Trace
 
 
@@ -20,6 +21,18 @@ def _provenance(trace: Trace, version: str) -> dict[bytes, bytes]:
         b"staleness_lab.version": version.encode(),
         b"staleness_lab.policy": trace.policy.encode(),
     }
+
+
+def check_output_dir(directory: Path, option: str) -> None:
+    """Fail early (before any work) if ``directory`` cannot be a directory we create or reuse."""
+    for candidate in (directory, *directory.parents):
+        if candidate.exists():
+            if not candidate.is_dir():
+                rule = "exists and is not a directory" if candidate == directory else f"cannot be created: {candidate} is not a directory"
+                raise InputError(option, f"{directory}: {rule}")
+            if not os.access(candidate, os.W_OK):
+                raise InputError(option, f"{directory}: {candidate} is not writable")
+            return
 
 
 def write_trace(trace: Trace, directory: Path, *, version: str) -> list[Path]:

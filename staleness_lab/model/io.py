@@ -63,7 +63,10 @@ def load_workload(path: str | Path) -> Workload:
     path = Path(path)
     if not path.is_file():
         raise InputError(str(path), "no such workload file")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(str(path), f"is not UTF-8 text (byte {err.start})") from None
     if not text.strip():
         raise InputError(str(path), "the workload file is empty")
     try:

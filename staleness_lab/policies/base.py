@@ -10,8 +10,9 @@ A policy is bound to a workload once per run (``bind``) and returns a :class:`Bo
   key order and the free tracks (ascending), return ``(table, track)`` pairs to start now.
   Partitioned schedulers use it; order-only policies leave it ``None`` and the engine fills the
   lowest free track with the first table in order.
-* ``on_arrival(table, now)`` / ``on_completion(table, now)``: optional hooks for adaptive
-  schedulers. They observe; they never touch the engine's clock or queues.
+* ``on_arrival(table, now)``, ``on_start(table, track, now)``, ``on_completion(table, now)``:
+  optional hooks for adaptive schedulers. They observe; they never touch the engine's clock or
+  queues.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from staleness_lab.model import Workload
 KeyFunction = Callable[[int, float, float, float], Any]
 PlaceFunction = Callable[[list[int], list[int], float], list[tuple[int, int]]]
 Hook = Callable[[int, float], None]
+StartHook = Callable[[int, int, float], None]
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class BoundPolicy:
     rekey_on_data: bool = False
     place: PlaceFunction | None = None
     on_arrival: Hook | None = None
+    on_start: StartHook | None = None
     on_completion: Hook | None = None
 
 

@@ -69,15 +69,29 @@ class MaxBenefit:
 
 @register
 class Random:
-    """Random (Golab et al., Sec. 5): at each decision, a uniformly random ready table, drawn
-    from the run's seed. It places through the placement hook because a key drawn once per
-    release would not be uniform over the ready set at later decisions."""
+    """Random (Golab et al., Sec. 5): each dispatch runs a ready table drawn uniformly at random.
+
+    Implemented as an exponential race with a virtual clock, so it stays an O(log n) heap order:
+    a table becoming ready gets the key ``c + X`` with X ~ Exp(1) and ``c`` the key of the last
+    table started. By memorylessness, every waiting table's key minus ``c`` is again an
+    independent Exp(1) at each decision, so the smallest key is uniform over the ready set
+    (a key drawn once per release without the clock would favour newly released tables).
+    """
 
     name = "random"
 
     def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
-        def place(ready: list[int], free: list[int], now: float) -> list[tuple[int, int]]:
-            chosen = rng.permutation(len(ready))[: len(free)]
-            return [(ready[int(k)], track) for k, track in zip(chosen, free)]
+        pool: list[float] = []
+        keys = [0.0] * len(workload.tables)
+        clock = [0.0]
 
-        return BoundPolicy(key=lambda i, now, release, n: 0, place=place)
+        def key(i: int, now: float, release: float, n: float) -> float:
+            if not pool:
+                pool.extend(rng.standard_exponential(4096).tolist())
+            keys[i] = clock[0] + pool.pop()
+            return keys[i]
+
+        def on_start(i: int, track: int, now: float) -> None:
+            clock[0] = keys[i]
+
+        return BoundPolicy(key=key, on_start=on_start)

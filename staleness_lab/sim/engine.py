@@ -147,6 +147,7 @@ class _Run:
         place = self.bound.place
         on_arrival = self.bound.on_arrival
         on_completion = self.bound.on_completion
+        on_start = self.bound.on_start
 
         F = self.freshness
         avail = self.avail
@@ -331,6 +332,8 @@ class _Run:
                 if end >= avail[i]:
                     release[i] = None
                 heappush(events, (t + cost, i))
+                if on_start is not None:
+                    on_start(i, track, t)
 
         in_flight = [job[i] for i in range(n) if running[i]]
         # close every staleness integral at the horizon
