@@ -145,15 +145,12 @@ class Workload:
         return tuple(out)
 
     def require_periods(self, who: str) -> tuple[float, ...]:
-        """The periods, or a clear error naming the first table without one."""
-        for k, period in enumerate(self.periods):
-            if period is None:
-                table = self.tables[k]
-                if table.is_base:
-                    rule = f"{who} needs a period: give this replayed table a nominal_period"
-                    raise InputError(f"tables[{k}].nominal_period", rule, table=table.name)
-                rule = f"{who} needs a period: an ancestor of this derived table is a replayed feed without nominal_period"
-                raise InputError(f"tables[{k}].sources", rule, table=table.name)
+        """The periods, or a clear error naming the first replayed feed without one (a derived
+        table lacks a period only when one of its base ancestors does)."""
+        for k, table in enumerate(self.tables):
+            if table.is_base and self.periods[k] is None:
+                rule = f"{who} needs a period: give this replayed table a nominal_period"
+                raise InputError(f"tables[{k}].nominal_period", rule, table=table.name)
         return self.periods  # type: ignore[return-value]
 
     def chop_of(self, k: int) -> float | None:
