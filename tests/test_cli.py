@@ -26,6 +26,7 @@ import yaml
 
 import staleness_lab
 from staleness_lab import load_workload
+from example_workloads import BASE, EXAMPLE_YAML
 
 CLI = Path(sys.executable).parent / "staleness-lab"
 
@@ -33,44 +34,6 @@ POLICIES = ["fifo", "random", "edf", "edf-p", "max-benefit"]
 
 SUMMARY_KEYS = {"policy", "horizon", "seed", "events", "jobs", "total_weighted_staleness", "version", "tables"}
 TABLE_KEYS = {"table", "priority", "staleness_area", "mean_staleness", "max_staleness", "updates"}
-
-#: The two-table example of the issue, exactly as written there.
-EXAMPLE_YAML = """\
-tracks: 2
-horizon: 100
-seed: 0
-tables:
-  - name: a
-    period: 10
-    phase: 0
-    alpha: 1
-    beta: 0.1
-    priority: 1
-  - name: v
-    sources: [a]
-    alpha: 1
-    beta: 0.1
-    priority: 1
-"""
-
-#: A workload with one table of each kind: periodic, replayed (with a nominal period), derived.
-BASE: dict[str, Any] = {
-    "tracks": 2,
-    "horizon": 100,
-    "seed": 0,
-    "tables": [
-        {"name": "orders", "period": 10, "phase": 0, "alpha": 1, "beta": 0.1, "priority": 1},
-        {
-            "name": "clicks",
-            "arrivals": [[5, 5], [12, 10], [20, 18]],
-            "nominal_period": 8,
-            "alpha": 0.5,
-            "beta": 0.2,
-            "priority": 2,
-        },
-        {"name": "summary", "sources": ["orders", "clicks"], "alpha": 1, "beta": 0.1, "priority": 1},
-    ],
-}
 
 #: Costs vary with the seed here, so the seed visibly changes the results.
 NOISY: dict[str, Any] = {

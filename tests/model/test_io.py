@@ -13,24 +13,7 @@ import yaml
 
 from staleness_lab import InputError, Workload, load_workload, parse_workload
 from staleness_lab.model import dump_workload
-
-EXAMPLE_YAML = """\
-tracks: 2
-horizon: 100
-seed: 0
-tables:
-  - name: a
-    period: 10
-    phase: 0
-    alpha: 1
-    beta: 0.1
-    priority: 1
-  - name: v
-    sources: [a]
-    alpha: 1
-    beta: 0.1
-    priority: 1
-"""
+from example_workloads import EXAMPLE_YAML
 
 EXAMPLE_JSON = """\
 {

@@ -16,36 +16,7 @@ import pytest
 
 import staleness_lab
 from staleness_lab import InputError, Slowdown, Table, Workload, parse_workload
-
-#: The two-table example of the issue, exactly as written there.
-EXAMPLE: dict[str, Any] = {
-    "tracks": 2,
-    "horizon": 100,
-    "seed": 0,
-    "tables": [
-        {"name": "a", "period": 10, "phase": 0, "alpha": 1, "beta": 0.1, "priority": 1},
-        {"name": "v", "sources": ["a"], "alpha": 1, "beta": 0.1, "priority": 1},
-    ],
-}
-
-#: One table of each kind: periodic, replayed with a nominal period, derived.
-BASE: dict[str, Any] = {
-    "tracks": 2,
-    "horizon": 100,
-    "seed": 0,
-    "tables": [
-        {"name": "orders", "period": 10, "phase": 0, "alpha": 1, "beta": 0.1, "priority": 1},
-        {
-            "name": "clicks",
-            "arrivals": [[5, 5], [12, 10], [20, 18]],
-            "nominal_period": 8,
-            "alpha": 0.5,
-            "beta": 0.2,
-            "priority": 2,
-        },
-        {"name": "summary", "sources": ["orders", "clicks"], "alpha": 1, "beta": 0.1, "priority": 1},
-    ],
-}
+from example_workloads import BASE, EXAMPLE
 
 Mutation = Callable[[dict[str, Any]], None]
 
