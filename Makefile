@@ -1,20 +1,32 @@
 # The two commands: `make run` (set up, then run the main job) and `make test` (set up, then test).
-.PHONY: setup run test bench clean
+# `make lab` opens JupyterLab on notebooks/ with the project's kernel.
+.PHONY: setup run test lab bench clean
 
 VENV := .venv
 BIN := $(VENV)/bin
 
+# Create/refresh .venv (Java checked, package + dependencies installed, Jupyter kernel registered).
 setup:
 	@bash scripts/setup.sh
 
+# The main job (scripts/run.sh).
 run: setup
 	@bash scripts/run.sh
 
+# The test suite; the HTML report tests need Chromium, installed first when missing.
 test: setup
+	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest -q
 
+# JupyterLab on notebooks/, loopback only: LAB_PORT (default 8888), JUPYTER_TOKEN if set,
+# LAB_ARGS passed on to `jupyter lab`. Stop it with Ctrl-C.
+lab: setup
+	@bash scripts/lab.sh $(LAB_ARGS)
+
+# The engine benchmark (benchmarks/).
 bench: setup
 	$(BIN)/staleness-lab bench
 
+# Remove the environment and build/test caches.
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Create .venv/ in the checkout with the package (editable), its dependencies and the test tools.
-# Idempotent: reinstalls only when pyproject.toml is newer than the last install.
+# Create .venv/ in the checkout with the package (editable), its dependencies and the test tools,
+# and register that environment as the Jupyter kernel "staleness-lab" (inside .venv, so it is
+# visible to .venv/bin/jupyter and removed with .venv).
+# Idempotent: reinstalls only when pyproject.toml is newer than the last install, and registers
+# the kernel only when its spec is missing (so an older .venv gets it too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,5 +25,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet -e ".[dev]"
   touch "$stamp"
+fi
+kernel_spec=.venv/share/jupyter/kernels/staleness-lab/kernel.json
+if [ ! -f "$kernel_spec" ]; then
+  echo "setup: registering the Jupyter kernel 'staleness-lab'"
+  .venv/bin/python -m ipykernel install --sys-prefix --name staleness-lab \
+    --display-name "Python (staleness-lab)" >/dev/null
 fi
 echo "setup: ready ($(.venv/bin/staleness-lab --version))"
