@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
-# The main job. For now: simulate the demo warehouse under every baseline policy and compare
-# their relative lateness (later, this renders the reports).
+# The main job: execute every notebook in notebooks/ at the standard profile (each kernel starts
+# its own embedded local Spark session) and render reports/<notebook>.html plus reports/index.html.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=data/workloads/demo.yaml
-.venv/bin/staleness-lab validate "$workload"
-for policy in fifo random edf edf-p max-benefit; do
-  echo
-  .venv/bin/staleness-lab simulate "$workload" --policy "$policy" --relative
-done
+.venv/bin/staleness-lab report --profile standard
+echo "reports: open reports/index.html"

@@ -101,17 +101,19 @@ def simulate(
     workload: Workload | str | Path | dict[str, Any],
     policy: str | Policy = "max-benefit",
     *,
+    options: dict[str, Any] | None = None,
     relative: bool = False,
     **overrides: Any,
 ) -> SimulationResult:
-    """Simulate a workload under a policy (a registry name or a policy object).
+    """Simulate a workload under a policy (a registry name with ``options``, or an object).
 
     ``overrides`` replace global workload keys (``tracks=8``, ``horizon=1e5``, ``seed=3``);
     ``relative=True`` also runs the same workload with unlimited tracks (one per table, so
     every job starts when released) to compute relative lateness (Golab et al., Sec. 5).
+    Raises :class:`~staleness_lab.errors.Infeasible` when the policy cannot run the workload.
     """
     w = as_workload(workload).with_overrides(**overrides)
-    chosen = get_policy(policy)
+    chosen = get_policy(policy, **(options or {}))
     name = policy if isinstance(policy, str) else getattr(chosen, "name", type(chosen).__name__)
     trace = run(w, chosen, name)
     ideal = None

@@ -16,8 +16,9 @@ from typing import Any, NoReturn
 
 from staleness_lab import __version__
 from staleness_lab.api import simulate
-from staleness_lab.errors import InputError
+from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.model import load_workload
+from staleness_lab.policies import available_policies, parse_options, policy_options
 from staleness_lab.tracefiles import check_output_dir, write_trace
 
 
@@ -34,8 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     sim = sub.add_parser("simulate", help="simulate a workload under a policy")
-    sim.add_argument("workload", help="workload file (YAML or JSON)")
-    sim.add_argument("--policy", required=True, help="policy name (see `staleness-lab policies`)")
+    sim.add_argument("workload", nargs="?", help="workload file (YAML or JSON)")
+    sim.add_argument("--policy", help="policy name (see --list-policies)")
+    sim.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a policy option (repeatable)")
+    sim.add_argument("--list-policies", action="store_true", help="name every policy with its options, types and defaults")
     sim.add_argument("--tracks", type=int, help="override the number of tracks")
     sim.add_argument("--horizon", type=float, help="override the horizon")
     sim.add_argument("--seed", type=int, help="override the seed")
@@ -47,6 +50,22 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("workload", help="workload file (YAML or JSON)")
 
     sub.add_parser("policies", help="list the registered policies")
+
+    sweep = sub.add_parser("sweep", help="run a named experiment over a parameter grid (locally or on Spark)")
+    sweep.add_argument("experiment", nargs="?", help="experiment name (see --list)")
+    sweep.add_argument("--list", action="store_true", help="name the experiments and their parameters")
+    sweep.add_argument("--grid", type=Path, metavar="FILE", help="YAML: parameter -> list of values, plus optional fixed:")
+    sweep.add_argument("--master", help="Spark master URL (default: SPARK_MASTER, else embedded local[*])")
+    sweep.add_argument("--runner", choices=["spark", "local"], default="spark", help="where rows run (default: spark)")
+    sweep.add_argument("--out", type=Path, metavar="FILE", help="results Parquet file (default: data/results/EXPERIMENT.parquet)")
+    sweep.add_argument("--cache", type=Path, metavar="DIR", help="per-row result cache (default: data/cache)")
+    sweep.add_argument("--no-cache", action="store_true", help="recompute every row (and refresh the cache)")
+
+    report = sub.add_parser("report", help="execute the notebooks with papermill and render HTML reports")
+    report.add_argument("--quick", action="store_true", help="small parameters (for tests)")
+    report.add_argument("--only", metavar="NAME", help="render only this notebook (name without .ipynb)")
+    report.add_argument("--profile", choices=["standard", "full"], default="standard", help="experiment scale (default: standard)")
+    report.add_argument("--out", type=Path, default=Path("reports"), metavar="DIR", help="where the HTML goes (default: reports/)")
 
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
@@ -66,15 +85,30 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    if args.list_policies:
+        return _policies(args)
+    if args.workload is None:
+        raise InputError("WORKLOAD", "a workload file is required (or --list-policies)")
+    if args.policy is None:
+        raise InputError("--policy", "a policy name is required (see --list-policies)")
     workload = load_workload(args.workload)
+    options = parse_options(args.policy, args.option)
     if args.trace_out is not None:
         check_output_dir(args.trace_out, "--trace-out")
-    result = simulate(
-        workload, args.policy, relative=args.relative, tracks=args.tracks, horizon=args.horizon, seed=args.seed
-    )
+    try:
+        result = simulate(
+            workload, args.policy, options=options, relative=args.relative,
+            tracks=args.tracks, horizon=args.horizon, seed=args.seed,
+        )
+    except Infeasible as result_:
+        if args.json:
+            print(json.dumps({"status": "infeasible", "reason": result_.reason, "policy": args.policy, "version": __version__}))
+        else:
+            print(f"infeasible: {result_.reason}")
+        return 0
     if args.trace_out is not None:
         write_trace(result.trace, args.trace_out, version=__version__)
-    summary: dict[str, Any] = {**result.summary(), "version": __version__}
+    summary: dict[str, Any] = {"status": "ok", **result.summary(), "version": __version__}
     if args.json:
         print(json.dumps(summary))
         return 0
@@ -106,11 +140,26 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _policies(args: argparse.Namespace) -> int:
-    from staleness_lab.policies import available_policies
-
     for name, summary in available_policies().items():
-        print(f"{name:<14} {summary}")
+        print(f"{name:<24} {summary}")
+        for option in policy_options(name):
+            print(f"    --option {option.describe()}")
     return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from staleness_lab.experiments.sweep import sweep_command
+
+    return sweep_command(
+        experiment=args.experiment, list_only=args.list, grid=args.grid, master=args.master, runner=args.runner,
+        out=args.out, cache=args.cache, use_cache=not args.no_cache,
+    )
+
+
+def _report(args: argparse.Namespace) -> int:
+    from staleness_lab.reports import report_command
+
+    return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -120,7 +169,9 @@ def _bench(args: argparse.Namespace) -> int:
     return subprocess.call([sys.executable, str(script), *args.args])
 
 
-_COMMANDS = {"simulate": _simulate, "validate": _validate, "policies": _policies, "bench": _bench}
+_COMMANDS = {
+    "simulate": _simulate, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
+}
 
 
 if __name__ == "__main__":

@@ -22,3 +22,12 @@ class InputError(ValueError):
 def _one_line(text: str) -> str:
     """Escape line breaks (from names or keys in the input) so the message stays one line."""
     return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+class Infeasible(Exception):
+    """A scheduler cannot run this workload as configured (e.g. a partitioner cannot place the
+    tables on the tracks). A result to report, not a crash: ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)

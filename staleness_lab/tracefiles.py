@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from staleness_lab.errors import InputError
+from staleness_lab.provenance import write_parquet_atomic
 from staleness_lab.sim import Trace
 
 
@@ -51,14 +49,4 @@ def write_trace(trace: Trace, directory: Path, *, version: str) -> list[Path]:
 
 
 def _write_atomic(frame: pd.DataFrame, path: Path, meta: dict[bytes, bytes]) -> Path:
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_parquet_atomic(frame, path, meta)

@@ -744,7 +744,7 @@ def test_policies_lists_the_baselines() -> None:
 def test_every_listed_policy_simulates(tmp_path: Path) -> None:
     proc = run_cli("policies")
     path = write_workload(tmp_path / "base.yaml", BASE)
-    for name in (line.split()[0] for line in proc.stdout.splitlines() if line.strip()):
+    for name in (line.split()[0] for line in proc.stdout.splitlines() if line.strip() and not line[0].isspace()):
         result = run_cli("simulate", path, "--policy", name, "--json")
         assert result.returncode == 0, (name, result.stderr)
         assert json.loads(result.stdout)["policy"] == name

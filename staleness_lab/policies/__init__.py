@@ -2,6 +2,10 @@
 
 from staleness_lab.policies import baselines  # noqa: F401  (registers the baselines)
 from staleness_lab.policies.base import BoundPolicy, Policy
-from staleness_lab.policies.registry import available_policies, get_policy, register
+from staleness_lab.policies.options import Configurable, Option
+from staleness_lab.policies.registry import available_policies, get_policy, parse_options, policy_options, register
 
-__all__ = ["BoundPolicy", "Policy", "available_policies", "get_policy", "register"]
+__all__ = [
+    "BoundPolicy", "Configurable", "Option", "Policy",
+    "available_policies", "get_policy", "parse_options", "policy_options", "register",
+]

@@ -6,8 +6,10 @@ A policy is bound to a workload once per run (``bind``) and returns a :class:`Bo
   if ``rekey_on_data`` is set, when its pending data grows while it waits; the engine runs the
   ready table with the smallest key first, ties broken by the table's position in the file. ``n``
   is the freshness delta the job would load if started now (after chopping).
-* ``place(ordered_ready, free_tracks, now)``: optional **placement**. Given the ready tables in
-  key order and the free tracks (ascending), return ``(table, track)`` pairs to start now.
+* ``place(ordered_ready, free_tracks, now, view)``: optional **placement**. Given the ready
+  tables in key order, the free tracks (ascending) and a read-only
+  :class:`~staleness_lab.sim.engine.EngineView` of the state, return ``(table, track)`` pairs to
+  start now.
   Partitioned schedulers use it; order-only policies leave it ``None`` and the engine fills the
   lowest free track with the first table in order.
 * ``on_arrival(table, now)``, ``on_start(table, track, now)``, ``on_completion(table, now)``:
@@ -26,7 +28,7 @@ import numpy as np
 from staleness_lab.model import Workload
 
 KeyFunction = Callable[[int, float, float, float], Any]
-PlaceFunction = Callable[[list[int], list[int], float], list[tuple[int, int]]]
+PlaceFunction = Callable[[list[int], list[int], float, Any], list[tuple[int, int]]]
 Hook = Callable[[int, float], None]
 StartHook = Callable[[int, int, float], None]
 

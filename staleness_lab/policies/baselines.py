@@ -9,11 +9,12 @@ import numpy as np
 
 from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy
+from staleness_lab.policies.options import Configurable
 from staleness_lab.policies.registry import register
 
 
 @register
-class Fifo:
+class Fifo(Configurable):
     """First in, first out: the earliest release runs first (not in the paper; a reference)."""
 
     name = "fifo"
@@ -23,7 +24,7 @@ class Fifo:
 
 
 @register
-class Edf:
+class Edf(Configurable):
     """Earliest deadline first: deadline = release + period (Golab et al., Sec. 3.1, Fig. 7).
 
     A derived table's period is the largest among its ancestors' (Sec. 2.4); a replayed feed
@@ -38,7 +39,7 @@ class Edf:
 
 
 @register
-class EdfP:
+class EdfP(Configurable):
     """Prioritized EDF (EDF-P, Golab et al., Sec. 3.1): highest priority first, then the
     earliest deadline release + period."""
 
@@ -51,7 +52,7 @@ class EdfP:
 
 
 @register
-class MaxBenefit:
+class MaxBenefit(Configurable):
     """Max Benefit (Golab et al., Sec. 3.1): the largest marginal benefit
     p_i * dF_i / E_i(dF_i) first, with dF_i the data the job would load now (chopped).
 
@@ -68,7 +69,7 @@ class MaxBenefit:
 
 
 @register
-class Random:
+class Random(Configurable):
     """Random (Golab et al., Sec. 5): each dispatch runs a ready table drawn uniformly at random.
 
     Implemented as an exponential race with a virtual clock, so it stays an O(log n) heap order:

@@ -66,6 +66,55 @@ def run(workload: Workload, policy: Policy, policy_name: str) -> Trace:
     return _Run(workload, bound).execute(policy_name)
 
 
+class EngineView:
+    """What a placement policy may read of the engine's state at a decision (read-only).
+
+    Golab et al.'s Max Benefit with Lookahead needs each table's freshness, pending data and
+    next feed arrival; partitioned schedulers need none of it.
+    """
+
+    def __init__(self, run: "_Run", freshness: list[float], avail: list[float], running: list[bool]) -> None:
+        self._run = run
+        self._freshness = freshness
+        self._avail = avail
+        self._running = running
+
+    def freshness(self, i: int) -> float:
+        """F_i now."""
+        return self._freshness[i]
+
+    def available(self, i: int) -> float:
+        """The end of the data available to table ``i`` (a derived table's trailing edge)."""
+        return self._avail[i]
+
+    def running(self, i: int) -> bool:
+        """Whether table ``i`` has a job in flight."""
+        return self._running[i]
+
+    def pending(self, i: int) -> float:
+        """The freshness delta a job of table ``i`` starting now would load (after chopping)."""
+        f, avail = self._freshness[i], self._avail[i]
+        if self._run.chop_limit[i] is not None and avail > f:
+            return self._run._chopped_end(i, f, avail) - f
+        return avail - f
+
+    def next_arrival(self, i: int, now: float) -> tuple[float, float] | None:
+        """The next feed arrival of base table ``i`` strictly after ``now``, as (time, data_to);
+        None for a derived table or a replayed feed with no more arrivals."""
+        table = self._run.w.tables[i]
+        if table.period is not None:
+            k = max(1, math.floor((now - table.phase) / table.period) + 1)
+            time = table.phase + k * table.period
+            if time <= now:
+                time = table.phase + (k + 1) * table.period
+            return time, time
+        if table.arrivals is not None:
+            times = self._run.arrival_times[i]
+            k = bisect.bisect_right(times, now)
+            return table.arrivals[k] if k < len(times) else None
+        return None
+
+
 class _Run:
     """One simulation's state. Lists indexed by table position; see :func:`run`."""
 
@@ -78,9 +127,8 @@ class _Run:
         self.freshness = [t.initial_freshness for t in tables]
         self.avail = list(self.freshness)
         self.chop_limit = self._chop_limits()
-        self.batch_ends = [
-            None if t.arrivals is None else [d for _, d in t.arrivals] for t in tables
-        ]
+        self.batch_ends = [None if t.arrivals is None else [d for _, d in t.arrivals] for t in tables]
+        self.arrival_times = [None if t.arrivals is None else [a for a, _ in t.arrivals] for t in tables]
 
     def _chop_limits(self) -> list[float | None]:
         """Per table, the most data one job may load (chop * period), or None."""
@@ -175,6 +223,7 @@ class _Run:
         sd_normal = slowdown.normal if slowdown else 0.0
         sd_cycle = (slowdown.normal + slowdown.slow) if slowdown else 0.0
 
+        view = EngineView(self, F, avail, running) if place is not None else None
         ready: list[tuple] = []  # (key, table, version): lazily invalidated by version
         # completions and timers: (time, code); code < n completes table ``code``, n <= code < 2n
         # releases table ``code - n`` (deferred by min_separation), code == 2n only wakes the
@@ -300,7 +349,7 @@ class _Run:
             # 3. dispatch: the policy's order (or placement) fills the free tracks
             if not (free and ready):
                 continue
-            placed = None if place is None else iter(self._placed(place, ready, free, version, t))
+            placed = None if place is None else iter(self._placed(place, ready, free, version, t, view))
             while True:
                 if placed is None:
                     if not (free and ready):
@@ -354,7 +403,9 @@ class _Run:
         )
 
     @staticmethod
-    def _placed(place, ready: list[tuple], free: list[int], version: list[int], now: float) -> list[tuple[int, int]]:
+    def _placed(
+        place, ready: list[tuple], free: list[int], version: list[int], now: float, view: EngineView
+    ) -> list[tuple[int, int]]:
         """Ask a placement policy which ready tables run where; put the rest back."""
         entries = []
         while ready:
@@ -363,7 +414,7 @@ class _Run:
                 entries.append(entry)
         order = [e[1] for e in entries]
         tracks = sorted(free)
-        chosen = place(order, tracks, now)
+        chosen = place(order, tracks, now, view)
         taken_tables: set[int] = set()
         taken_tracks: set[int] = set()
         for i, track in chosen:

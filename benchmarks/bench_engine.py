@@ -1,0 +1,493 @@
+"""Engine throughput benchmark: events per second through the staleness-lab CLI.
+
+Each case runs ``staleness-lab simulate WORKLOAD.yaml --policy P --horizon H
+--json`` at two horizons H1 < H2 and reports
+
+    events/s = (events(H2) - events(H1)) / (time(H2) - time(H1)),
+
+which cancels process start-up and workload loading. Horizons start small
+(a probe) and are rescaled until the time difference is long enough to measure
+but short enough to keep each case to a few seconds; then the pair of runs is
+repeated R times and the median, minimum and maximum are reported. A minimal
+SimPy global-EDF simulator (``simpy_gedf.py``) is timed the same way on the
+same periodic task set, and the ratios between the two are checked against
+the targets.
+
+Usage::
+
+    python benchmarks/bench_engine.py [--quick] [--repeats N] [--out FILE.json]
+
+Missed targets and unusable timings are reported, not fatal: the exit status
+is non-zero only when a command fails or prints no usable JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from tqdm import tqdm
+
+if __package__:  # imported as benchmarks.bench_engine
+    from .workloads import expected_event_rate, gedf_tasks, simso_taskset, table2_workload
+else:  # run as a script
+    from workloads import expected_event_rate, gedf_tasks, simso_taskset, table2_workload
+
+HERE = Path(__file__).resolve().parent
+SIMPY_SCRIPT = HERE / "simpy_gedf.py"
+
+POLICIES = ("fifo", "random", "edf", "edf-p", "max-benefit")
+TABLE2_SIZES = (30, 300, 3000)
+TASK_SET_SIZE = 100
+TABLE2 = "Table 2"
+TASK_SET = "task set"
+STALENESS_LAB = "staleness-lab"
+SIMPY = "SimPy"
+PLAIN = "plain"
+VARIED = "var+slowdown"
+EVENTS_PER_S = "events/s"
+RATIO = "x"
+
+PROBE_EVENTS = 75_000  # approximate events of the first (probing) H2 run
+H_RATIO = 4  # H2 / H1
+MAX_RESCALES = 2
+RESCALE_LIMITS = (1 / 16, 64.0)  # smallest and largest factor of one rescaling
+
+
+class CommandError(RuntimeError):
+    """A command failed or did not print a JSON object with an integer ``events``."""
+
+
+class MeasurementError(RuntimeError):
+    """Timings that give no rate: the H2 run was not longer than the H1 run."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """Acceptable wall time of the H2 run minus that of the H1 run, in seconds.
+
+    Outside ``[low, high]`` the horizons are rescaled to aim at ``target``:
+    a shorter difference drowns in start-up jitter, a longer one wastes time.
+    """
+
+    low: float
+    target: float
+    high: float
+
+
+FULL_WINDOW = Window(low=0.5, target=1.0, high=3.0)
+QUICK_WINDOW = Window(low=0.2, target=0.4, high=2.0)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark case: an engine, a policy and a workload."""
+
+    name: str
+    engine: str
+    policy: str
+    tables: int
+    variant: str
+    workload: dict[str, Any]
+    probe_horizons: tuple[float, float]
+
+    @property
+    def label(self) -> str:
+        """Short human-readable name."""
+        return f"{self.name}/{self.engine}/{self.policy}/{self.tables}/{self.variant}"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One timed pair of runs, at H1 and at H2: differences of wall and CPU time."""
+
+    seconds: float
+    cpu_seconds: float
+    events: tuple[int, int]
+    jobs: tuple[int, int]
+
+    @property
+    def usable(self) -> bool:
+        """Whether the H2 run produced more events and took more wall and CPU time."""
+        return self.events[1] > self.events[0] and self.seconds > 0 and self.cpu_seconds > 0
+
+    def per_second(self, seconds: float) -> float:
+        """Events of the H2 run beyond the H1 run, per second of ``seconds``."""
+        if not self.usable:
+            raise MeasurementError(
+                f"H2 run not longer than H1 run (events {self.events[0]} -> {self.events[1]}, "
+                f"time difference {self.seconds:.3f}s wall, {self.cpu_seconds:.3f}s CPU)"
+            )
+        return (self.events[1] - self.events[0]) / seconds
+
+
+@dataclass(frozen=True)
+class Result:
+    """Repeated throughput measurements of one case, with the horizons used."""
+
+    case: Case
+    horizons: tuple[float, float]
+    rates: list[float]
+    cpu_rates: list[float]
+    events: tuple[int, int]
+    jobs: tuple[int, int]
+
+    @property
+    def median(self) -> float:
+        """Median events per second (wall time) over the repeats."""
+        return statistics.median(self.rates)
+
+    @property
+    def cpu_median(self) -> float:
+        """Median events per second of CPU time over the repeats."""
+        return statistics.median(self.cpu_rates)
+
+    def to_json(self) -> dict[str, Any]:
+        """All figures of this case as a JSON-serializable dict."""
+        c = self.case
+        return {
+            "case": c.name,
+            "engine": c.engine,
+            "policy": c.policy,
+            "tables": c.tables,
+            "variant": c.variant,
+            "horizons": list(self.horizons),
+            "events": list(self.events),
+            "jobs": list(self.jobs),
+            "events_per_s": self.rates,
+            "median": self.median,
+            "min": min(self.rates),
+            "max": max(self.rates),
+            "cpu_events_per_s": self.cpu_rates,
+            "cpu_median": self.cpu_median,
+        }
+
+
+def probe_horizons(workload: dict[str, Any]) -> tuple[float, float]:
+    """Horizons (H1, H2) such that the H2 run produces about ``PROBE_EVENTS`` events."""
+    h2 = float(round(PROBE_EVENTS / expected_event_rate(workload)))
+    return h2 / H_RATIO, h2
+
+
+def build_cases() -> list[Case]:
+    """All benchmark cases, in the order they are run."""
+    cases = []
+    for n in TABLE2_SIZES:
+        for variant in (PLAIN, VARIED):
+            workload = table2_workload(n, variability=variant == VARIED)
+            horizons = probe_horizons(workload)
+            cases += [
+                Case(TABLE2, STALENESS_LAB, policy, n, variant, workload, horizons)
+                for policy in POLICIES
+            ]
+    taskset = simso_taskset(n=TASK_SET_SIZE)
+    horizons = probe_horizons(taskset)
+    cases.append(Case(TASK_SET, STALENESS_LAB, "edf", TASK_SET_SIZE, PLAIN, taskset, horizons))
+    cases.append(Case(TASK_SET, SIMPY, "gedf", TASK_SET_SIZE, PLAIN, taskset, horizons))
+    return cases
+
+
+def staleness_lab_command() -> list[str]:
+    """The staleness-lab console script next to this interpreter, or ``-m``."""
+    script = Path(sys.executable).parent / "staleness-lab"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "staleness_lab.cli"]
+
+
+def write_input(case: Case, directory: Path, index: int) -> Path:
+    """Write the case's workload (YAML) or SimPy task file (JSON)."""
+    workload = dict(case.workload, horizon=case.probe_horizons[1])
+    if case.engine == SIMPY:
+        path = directory / f"case{index:02d}.json"
+        path.write_text(json.dumps(gedf_tasks(workload)), encoding="utf-8")
+    else:
+        path = directory / f"case{index:02d}.yaml"
+        path.write_text(yaml.safe_dump(workload, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def command(case: Case, path: Path, horizon: float) -> list[str]:
+    """The command line running ``case`` on ``path`` up to ``horizon``."""
+    if case.engine == SIMPY:
+        return [sys.executable, str(SIMPY_SCRIPT), str(path), "--horizon", str(horizon)]
+    return [
+        *staleness_lab_command(),
+        "simulate", str(path),
+        "--policy", case.policy,
+        "--horizon", str(horizon),
+        "--json",
+    ]
+
+
+def children_cpu_seconds() -> float:
+    """User plus system CPU time of all finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_run(argv: list[str]) -> tuple[float, float, dict[str, Any]]:
+    """Run ``argv``; return its wall and CPU time in seconds and its parsed JSON output."""
+    cpu_start = children_cpu_seconds()
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    cpu = children_cpu_seconds() - cpu_start
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-5:]
+        raise CommandError(f"exit status {proc.returncode}: " + " | ".join(tail))
+    try:
+        output = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"output is not one JSON object ({exc}): {proc.stdout[:200]!r}")
+    if not isinstance(output, dict) or not isinstance(output.get("events"), int):
+        raise CommandError(f"no integer 'events' in output: {proc.stdout[:200]!r}")
+    return elapsed, cpu, output
+
+
+def run_pair(case: Case, path: Path, horizons: tuple[float, float]) -> Pair:
+    """Run ``case`` at H1 and then at H2 and time both."""
+    t1, cpu1, out1 = timed_run(command(case, path, horizons[0]))
+    t2, cpu2, out2 = timed_run(command(case, path, horizons[1]))
+    return Pair(
+        seconds=t2 - t1,
+        cpu_seconds=cpu2 - cpu1,
+        events=(out1["events"], out2["events"]),
+        jobs=(out1.get("jobs", 0), out2.get("jobs", 0)),
+    )
+
+
+def usable_pair(case: Case, path: Path, horizons: tuple[float, float]) -> Pair:
+    """Like :func:`run_pair`, timing the pair once more if the first is not usable."""
+    pair = run_pair(case, path, horizons)
+    return pair if pair.usable else run_pair(case, path, horizons)
+
+
+def rescale(horizons: tuple[float, float], seconds: float, window: Window) -> tuple[float, float]:
+    """Scale ``horizons`` so that a time difference of ``seconds`` becomes ``window.target``."""
+    low, high = RESCALE_LIMITS
+    factor = min(max(window.target / seconds, low), high) if seconds > 0 else high
+    return horizons[0] * factor, horizons[1] * factor
+
+
+def autorange(case: Case, path: Path, window: Window) -> tuple[tuple[float, float], Pair]:
+    """Find horizons whose time difference falls in ``window``.
+
+    Simulation speed differs by orders of magnitude between policies and
+    workloads, so the horizons are sized by time, not by events: a probe pair
+    at ``case.probe_horizons`` sets the scale, then the horizons are rescaled
+    (at most ``MAX_RESCALES`` more times) until a pair lands in the window.
+    Returns the horizons kept and the last pair timed at them.
+    """
+    probe = run_pair(case, path, case.probe_horizons)
+    horizons = rescale(case.probe_horizons, probe.seconds, window)
+    pair = run_pair(case, path, horizons)
+    for _ in range(MAX_RESCALES):
+        if window.low <= pair.seconds <= window.high:
+            break
+        horizons = rescale(horizons, pair.seconds, window)
+        pair = run_pair(case, path, horizons)
+    return horizons, pair
+
+
+def measure(case: Case, path: Path, repeats: int, window: Window) -> Result:
+    """Time ``case`` ``repeats`` times at auto-ranged horizons (an unusable pair is rerun once)."""
+    horizons, first = autorange(case, path, window)
+    pairs = [first if first.usable else run_pair(case, path, horizons)]
+    pairs += [usable_pair(case, path, horizons) for _ in range(repeats - 1)]
+    return Result(
+        case=case,
+        horizons=horizons,
+        rates=[pair.per_second(pair.seconds) for pair in pairs],
+        cpu_rates=[pair.per_second(pair.cpu_seconds) for pair in pairs],
+        events=pairs[-1].events,
+        jobs=pairs[-1].jobs,
+    )
+
+
+def find(results: list[Result], name: str, engine: str, policy: str, tables: int) -> Result | None:
+    """The plain-variant result matching the given keys, if it was measured."""
+    for r in results:
+        c = r.case
+        if (c.name, c.engine, c.policy, c.tables, c.variant) == (name, engine, policy, tables, PLAIN):
+            return r
+    return None
+
+
+def ratios(results: list[Result]) -> list[dict[str, Any]]:
+    """staleness-lab events/s over SimPy events/s on the task set (wall and CPU time)."""
+    simpy = find(results, TASK_SET, SIMPY, "gedf", TASK_SET_SIZE)
+    pairs = [(TASK_SET, "edf", TASK_SET_SIZE)] + [
+        (TABLE2, policy, n) for n in (30, 3000) for policy in ("edf-p", "max-benefit")
+    ]
+    rows = []
+    for name, policy, tables in pairs:
+        ours = find(results, name, STALENESS_LAB, policy, tables)
+        both = ours is not None and simpy is not None
+        rows.append({
+            "case": name,
+            "policy": policy,
+            "tables": tables,
+            "ratio": ours.median / simpy.median if both else None,
+            "cpu_ratio": ours.cpu_median / simpy.cpu_median if both else None,
+        })
+    return rows
+
+
+def targets(results: list[Result], ratio_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each target with the measured value and whether it is met."""
+    rows = []
+    for policy in ("edf-p", "max-benefit"):
+        for tables, threshold in ((30, 1_000_000), (3000, 750_000)):
+            r = find(results, TABLE2, STALENESS_LAB, policy, tables)
+            rows.append({
+                "target": f"{policy}, {TABLE2} {tables} tables: events/s >= {threshold:,}",
+                "value": r.median if r else None,
+                "cpu_value": r.cpu_median if r else None,
+                "threshold": threshold,
+                "unit": EVENTS_PER_S,
+            })
+    thresholds = {(TASK_SET, TASK_SET_SIZE): 3.5, (TABLE2, 30): 4.0, (TABLE2, 3000): 3.0}
+    for row in ratio_rows:
+        threshold = thresholds[(row["case"], row["tables"])]
+        rows.append({
+            "target": f"{row['policy']}, {row['case']} {row['tables']} tables: "
+                      f"ratio to SimPy >= {threshold}x",
+            "value": row["ratio"],
+            "cpu_value": row["cpu_ratio"],
+            "threshold": threshold,
+            "unit": RATIO,
+        })
+    for row in rows:
+        row["met"] = row["value"] is not None and row["value"] >= row["threshold"]
+    return rows
+
+
+def format_table(results: list[Result]) -> str:
+    """The per-case results as an aligned text table (events/s by wall and CPU time)."""
+    header = (
+        f"{'case':<9} {'engine':<13} {'policy':<11} {'tables':>6} {'variant':<12} "
+        f"{'median ev/s':>12} {'min':>12} {'max':>12} {'CPU median':>12}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in results:
+        c = r.case
+        lines.append(
+            f"{c.name:<9} {c.engine:<13} {c.policy:<11} {c.tables:>6} {c.variant:<12} "
+            f"{r.median:>12,.0f} {min(r.rates):>12,.0f} {max(r.rates):>12,.0f} "
+            f"{r.cpu_median:>12,.0f}"
+        )
+    return "\n".join(lines)
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """A measured value in events/s or as a ratio (``unit`` "x"); "n/a" if missing."""
+    if value is None:
+        return "n/a"
+    return f"{value:.2f}x" if unit == RATIO else f"{value:,.0f} {unit}"
+
+
+def format_report(results: list[Result], ratio_rows: list[dict[str, Any]],
+                  target_rows: list[dict[str, Any]]) -> str:
+    """Jobs comparison, ratio lines and target verdicts as text."""
+    lines = []
+    ours = find(results, TASK_SET, STALENESS_LAB, "edf", TASK_SET_SIZE)
+    simpy = find(results, TASK_SET, SIMPY, "gedf", TASK_SET_SIZE)
+    if ours and simpy:
+        lines.append("\ntask set, last H2 run of each engine (jobs per 1,000 time units should agree):")
+        for engine, r in ((STALENESS_LAB, ours), (SIMPY, simpy)):
+            h2 = r.horizons[1]
+            lines.append(
+                f"  {engine:<13} H2 {h2:>11,.0f}  jobs {r.jobs[1]:>10,}  events {r.events[1]:>10,}"
+                f"  jobs/1000 {1000 * r.jobs[1] / h2:8.3f}"
+            )
+    lines.append("\nratios to SimPy (task set, global EDF), by wall time (by CPU time):")
+    for row in ratio_rows:
+        lines.append(
+            f"  {row['policy']:<11} {row['case']:<8} {row['tables']:>4} tables: "
+            f"{format_value(row['ratio'], RATIO)} ({format_value(row['cpu_ratio'], RATIO)})"
+        )
+    lines.append("\ntargets (judged by wall time):")
+    for row in target_rows:
+        lines.append(
+            f"  {'PASS' if row['met'] else 'MISS'}  {row['target']}  (measured "
+            f"{format_value(row['value'], row['unit'])}; by CPU time "
+            f"{format_value(row['cpu_value'], row['unit'])})"
+        )
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description="staleness-lab engine throughput benchmark")
+    parser.add_argument("--quick", action="store_true",
+                        help="shorter runs and one repeat (a smoke test)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="repeats per case, median reported (default 3, 1 with --quick)")
+    parser.add_argument("--out", type=Path, help="write all figures to this JSON file")
+    args = parser.parse_args(argv)
+    if args.repeats is None:
+        args.repeats = 1 if args.quick else 3
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run all cases one after another, print the report, optionally save JSON."""
+    args = parse_args(argv)
+    results: list[Result] = []
+    failures: list[dict[str, str]] = []
+    unusable: list[dict[str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = build_cases()
+        window = QUICK_WINDOW if args.quick else FULL_WINDOW
+        progress = tqdm(cases, desc="benchmark", unit="case")
+        for index, case in enumerate(progress):
+            progress.set_postfix_str(case.label)
+            try:
+                results.append(measure(case, write_input(case, Path(tmp), index), args.repeats, window))
+            except CommandError as exc:
+                failures.append({"case": case.label, "error": str(exc)})
+                tqdm.write(f"FAILED {case.label}: {exc}", file=sys.stderr)
+            except MeasurementError as exc:
+                unusable.append({"case": case.label, "error": str(exc)})
+                tqdm.write(f"UNUSABLE {case.label}: {exc}", file=sys.stderr)
+
+    ratio_rows = ratios(results)
+    target_rows = targets(results, ratio_rows)
+    print(format_table(results))
+    print(format_report(results, ratio_rows, target_rows))
+    for problem in unusable:
+        print(f"UNUSABLE (no figure; rerun on a quieter machine) {problem['case']}: {problem['error']}")
+    for failure in failures:
+        print(f"FAILED {failure['case']}: {failure['error']}")
+    if args.out:
+        args.out.write_text(json.dumps({
+            "quick": args.quick,
+            "repeats": args.repeats,
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+            "cases": [r.to_json() for r in results],
+            "ratios": ratio_rows,
+            "targets": target_rows,
+            "unusable": unusable,
+            "failures": failures,
+        }, indent=2) + "\n", encoding="utf-8")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+"""Named, parameterized experiments returning tidy DataFrames, and the workload generators."""
+
+from staleness_lab.experiments import quickstart  # noqa: F401  (registers its experiments)
+from staleness_lab.experiments.registry import (
+    Experiment,
+    Param,
+    expand_grid,
+    experiment,
+    get_experiment,
+    list_experiments,
+)
+
+__all__ = ["Experiment", "Param", "expand_grid", "experiment", "get_experiment", "list_experiments"]

@@ -1,0 +1,114 @@
+"""Named, parameterized experiments: ``params -> tidy DataFrame``, and parameter grids.
+
+An experiment declares its parameters (name, type, default); a grid maps some of them to lists
+of values (their cartesian product) plus an optional ``fixed:`` mapping; every row is completed
+with the defaults and type-checked, so a sweep fails before any work on a bad grid.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from staleness_lab.errors import InputError
+
+ParamValue = int | float | str | bool
+
+
+@dataclass(frozen=True)
+class Param:
+    """One experiment parameter: its type (int, float, str or bool), default and meaning."""
+
+    name: str
+    type: type
+    default: ParamValue
+    doc: str = ""
+
+    def check(self, value: Any, where: str) -> ParamValue:
+        """The value converted to the parameter's type, or an InputError naming ``where``.
+        NumPy scalars (``np.float64`` from ``np.arange``, say) count as their Python types."""
+        if isinstance(value, np.generic):
+            value = value.item()
+        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if self.type is float and isinstance(value, float) and not math.isfinite(value):
+            raise InputError(where, f"must be a finite number, got {value}")
+        if type(value) is not self.type:
+            raise InputError(where, f"must be of type {self.type.__name__}, got {value!r} ({type(value).__name__})")
+        return value
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A named experiment: ``run(**params)`` returns observations as a tidy DataFrame."""
+
+    name: str
+    run: Callable[..., pd.DataFrame]
+    params: tuple[Param, ...]
+    doc: str
+
+    @property
+    def defaults(self) -> dict[str, ParamValue]:
+        return {p.name: p.default for p in self.params}
+
+    def complete(self, values: Mapping[str, Any], where: str = "parameters") -> dict[str, ParamValue]:
+        """A full parameter row: defaults overridden by ``values``, each type-checked."""
+        known = {p.name: p for p in self.params}
+        for key in values:
+            if key not in known:
+                raise InputError(f"{where}.{key}", f"experiment {self.name!r} takes no parameter {key!r} (it takes: {', '.join(known)})")
+        return {name: param.check(values.get(name, param.default), f"{where}.{name}") for name, param in known.items()}
+
+
+_EXPERIMENTS: dict[str, Experiment] = {}
+
+
+def experiment(name: str, *params: Param) -> Callable[[Callable[..., pd.DataFrame]], Callable[..., pd.DataFrame]]:
+    """Decorator registering ``func(**params) -> DataFrame`` as the experiment ``name``."""
+
+    def wrap(func: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+        if name in _EXPERIMENTS:
+            raise ValueError(f"experiment {name!r} registered twice")
+        doc = (func.__doc__ or "").strip().splitlines()[0] if func.__doc__ else ""
+        _EXPERIMENTS[name] = Experiment(name=name, run=func, params=tuple(params), doc=doc)
+        return func
+
+    return wrap
+
+
+def get_experiment(name: str) -> Experiment:
+    try:
+        return _EXPERIMENTS[name]
+    except KeyError:
+        raise InputError("experiment", f"unknown experiment {name!r} (known: {', '.join(_EXPERIMENTS)})") from None
+
+
+def list_experiments() -> list[Experiment]:
+    return list(_EXPERIMENTS.values())
+
+
+def expand_grid(exp: Experiment, grid: Mapping[str, Any] | None) -> list[dict[str, ParamValue]]:
+    """Rows of a grid: each key maps to a list of values (a scalar is a one-value list), the
+    rows are their cartesian product (in the grid's key order, last key fastest), and the
+    optional ``fixed`` mapping sets parameters shared by every row."""
+    grid = dict(grid or {})
+    fixed = grid.pop("fixed", None) or {}
+    if not isinstance(fixed, Mapping):
+        raise InputError("grid.fixed", "must be a mapping of parameter -> value")
+    both = set(fixed) & set(grid)
+    if both:
+        raise InputError(f"grid.{sorted(both)[0]}", "is given both in the grid and under fixed")
+    axes = []
+    for key, values in grid.items():
+        values = list(values) if isinstance(values, (list, tuple)) else [values]
+        if not values:
+            raise InputError(f"grid.{key}", "must list at least one value")
+        axes.append([(key, v) for v in values])
+    exp.complete(fixed, where="grid.fixed")  # names a bad key under fixed: as grid.fixed.KEY
+    return [exp.complete({**fixed, **dict(combo)}, where="grid") for combo in itertools.product(*axes)]

@@ -1,0 +1,135 @@
+"""``staleness-lab sweep``: a named experiment over a grid file, locally or on Spark.
+
+Grid file (YAML)::
+
+    policy: [edf, max-benefit]       # parameter -> list of values (a scalar is one value)
+    utilization: [0.5, 0.9, 1.2]
+    fixed:                           # optional: shared by every row
+      horizon: 2000
+
+Rows are the cartesian product (last key fastest), completed with the experiment's defaults.
+Every bad input -- a missing or unparseable grid file, a grid that is not a mapping, a key the
+experiment does not take, a value of the wrong type, an unknown experiment, no experiment named
+without ``--list`` -- fails before any work with one line on stderr and exit status 2.
+
+The result (default ``data/results/<experiment>.parquet`` under the project root from a
+checkout, else under the working directory) is written atomically with its provenance in the
+Parquet schema metadata (key ``staleness_lab.provenance``: version, git commit, experiment,
+grid, seeds, ...), so an interrupted sweep leaves no result file that looks complete; the
+per-row cache (``--cache``, default ``data/cache``) keeps every finished row for the rerun.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from staleness_lab.errors import InputError
+from staleness_lab.experiments.cache import data_root
+from staleness_lab.experiments.registry import Experiment, expand_grid, get_experiment, list_experiments
+from staleness_lab.experiments.runner import DEFAULT, SweepError, run_sweep
+from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
+from staleness_lab.tracefiles import check_output_dir
+
+
+def default_results_path(experiment: str) -> Path:
+    """``data/results/<experiment>.parquet`` under the project root (checkout) or the cwd."""
+    return data_root() / "data" / "results" / f"{experiment}.parquet"
+
+
+def load_grid(path: Path) -> dict[str, Any]:
+    """The grid mapping of a YAML file, or an InputError on ``--grid``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("--grid", f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError("--grid", f"{path}: is a directory, not a grid file") from None
+    except UnicodeDecodeError as err:
+        raise InputError("--grid", f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise InputError("--grid", f"{path}: cannot be read ({err.strerror})") from None
+    try:
+        grid = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        where = ""
+        mark = getattr(err, "problem_mark", None)
+        if mark is not None:
+            where = f" at line {mark.line + 1}, column {mark.column + 1}"
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise InputError("--grid", f"{path}: not valid YAML ({problem}{where})") from None
+    if not isinstance(grid, dict):
+        got = "an empty file" if grid is None else type(grid).__name__
+        raise InputError("--grid", f"{path}: must be a mapping of parameter -> list of values (plus optional fixed:), got {got}")
+    return grid
+
+
+def _check_out(out: Path) -> None:
+    if out.is_dir():
+        raise InputError("--out", f"{out}: is a directory")
+    check_output_dir(out.parent, "--out")
+
+
+def describe(exp: Experiment) -> str:
+    """The ``--list`` entry of one experiment: name, summary, one line per parameter."""
+    lines = [f"{exp.name}: {exp.doc}" if exp.doc else exp.name]
+    width = max((len(p.name) for p in exp.params), default=0)
+    dwidth = max((len(repr(p.default)) for p in exp.params), default=0)
+    for p in exp.params:
+        line = f"    {p.name:<{width}}  {p.type.__name__:<5}  default {p.default!r:<{dwidth}}"
+        lines.append(f"{line}  {p.doc}" if p.doc else line.rstrip())
+    return "\n".join(lines)
+
+
+def sweep_command(
+    *,
+    experiment: str | None,
+    list_only: bool,
+    grid: Path | None,
+    master: str | None,
+    runner: str,
+    out: Path | None,
+    cache: Path | None,
+    use_cache: bool,
+) -> int:
+    """The ``sweep`` subcommand; returns the exit status (InputError propagates to the CLI)."""
+    if list_only:
+        chosen = [get_experiment(experiment)] if experiment else list_experiments()
+        print("\n\n".join(describe(e) for e in chosen))
+        return 0
+    if not experiment:
+        raise InputError("experiment", "missing: name the experiment to sweep (see `staleness-lab sweep --list`)")
+    exp = get_experiment(experiment)
+    spec = load_grid(grid) if grid is not None else None
+    expand_grid(exp, spec)  # bad keys and values fail here, before any work
+    if master is not None and runner != "spark":
+        raise InputError("--master", "applies only with --runner spark")
+    out_path = out if out is not None else default_results_path(exp.name)
+    _check_out(out_path)
+    if cache is not None:
+        check_output_dir(cache, "--cache")
+    try:
+        result = run_sweep(
+            exp, spec, runner=runner, master=master, cache_dir=cache if cache is not None else DEFAULT,
+            use_cache=use_cache, progress=sys.stderr.isatty(),
+        )
+    except SweepError as err:
+        if isinstance(err, InputError):
+            raise
+        if err.remote_traceback:
+            print(err.remote_traceback.rstrip(), file=sys.stderr)
+        print(f"staleness-lab: error: {err}", file=sys.stderr)
+        return 1
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    write_parquet_atomic(result.frame, out_path, provenance_metadata(result.provenance_extra()))
+    where = f"runner {result.runner}" + (f", master {result.master}" if result.master else "")
+    startup = f", Spark start-up {result.spark_startup_seconds:.1f} s" if result.spark_startup_seconds else ""
+    print(
+        f"{exp.name}: {result.rows} rows: {result.computed} computed, {result.from_cache} from cache "
+        f"({where}) in {result.seconds:.1f} s{startup}"
+    )
+    print(f"wrote {out_path} ({len(result.frame)} rows x {len(result.frame.columns)} columns)")
+    return 0

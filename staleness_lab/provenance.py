@@ -1,0 +1,148 @@
+"""Where a result came from, and writing result files that carry it.
+
+:func:`provenance` describes the code and the environment that produced a result (package
+version, git commit of the checkout, Python, NumPy and -- once Spark was used in the process --
+PySpark versions, a UTC creation time) plus the caller's creation parameters.
+:func:`write_parquet_atomic` writes a DataFrame as Parquet with key/value metadata in the schema,
+under a temporary name in the target directory and then renamed, so an interrupted write never
+leaves a file that looks complete.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version as _dist_version
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+#: The Parquet schema-metadata key under which result files carry their provenance (JSON).
+PROVENANCE_KEY = "staleness_lab.provenance"
+
+
+@functools.cache
+def project_root() -> Path | None:
+    """The root of the source checkout the package runs from, or None when installed.
+
+    A checkout is recognised by a ``pyproject.toml`` naming ``staleness-lab`` next to the
+    package directory (a plain or editable install from a clone).
+    """
+    root = Path(__file__).resolve().parents[1]
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return root if 'name = "staleness-lab"' in text else None
+
+
+@functools.cache
+def git_commit() -> str | None:
+    """``git rev-parse HEAD`` of the checkout the package runs from; None outside a git checkout
+    of this project, without git, or on any error (it never fails)."""
+    root = project_root()
+    if root is None:
+        return None
+    try:
+        top = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = top.stdout.split()
+    if top.returncode != 0 or len(lines) != 2:
+        return None
+    # Only this project's own repository counts, not one that merely encloses an installation.
+    try:
+        if Path(lines[0]).resolve() != root:
+            return None
+    except OSError:
+        return None
+    return lines[1]
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return _dist_version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+@functools.cache
+def source_digest() -> str:
+    """sha256 (first 16 hex digits) of the package's Python sources: results computed by
+    different code never share a cache key, even between two commits of one version."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Package version, git commit (None outside a checkout), Python/NumPy versions, the
+    PySpark version when Spark was used in this process (None otherwise), the UTC creation
+    time, and the creation parameters ``extra`` (which win over the fixed keys on a clash)."""
+    from staleness_lab import __version__
+
+    out: dict[str, Any] = {
+        "package": "staleness-lab",
+        "version": __version__,
+        "git_commit": git_commit(),
+        "source_sha256": source_digest(),
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
+        "pandas": pd.__version__,
+        "pyspark": _version("pyspark") if "pyspark" in sys.modules else None,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+    out.update(extra or {})
+    return out
+
+
+def provenance_metadata(extra: Mapping[str, Any] | None = None) -> dict[bytes, bytes]:
+    """:func:`provenance` as Parquet schema metadata: ``{PROVENANCE_KEY: JSON}``."""
+    return {PROVENANCE_KEY.encode(): json.dumps(provenance(extra), sort_keys=True, default=str).encode()}
+
+
+def read_provenance(path: Path | str) -> dict[str, Any] | None:
+    """The provenance stored in a Parquet file's schema metadata, or None if it has none."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    raw = meta.get(PROVENANCE_KEY.encode())
+    return None if raw is None else json.loads(raw)
+
+
+def write_parquet_atomic(frame: pd.DataFrame, path: Path, meta: Mapping[str | bytes, str | bytes]) -> Path:
+    """Write ``frame`` (without its index) to ``path`` as Parquet with ``meta`` added to the
+    schema metadata, under a hidden temporary name in the same directory renamed into place
+    when complete (``os.replace``): readers see the old file or the whole new one, and a killed
+    writer leaves at most a ``.NAME.*.tmp`` file behind."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    encoded = {(k.encode() if isinstance(k, str) else k): (v.encode() if isinstance(v, str) else v) for k, v in meta.items()}
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **encoded})
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,390 @@
+"""``staleness-lab report``: execute the notebooks with papermill, render offline HTML reports.
+
+Each ``notebooks/*.ipynb`` (sorted by name) runs in a fresh kernel with cwd ``notebooks/`` and
+the parameter ``profile`` (``quick`` with ``--quick``), then becomes ``<out>/<name>.html``
+through nbconvert's lab template, adapted so the page needs no network: no require.js, MathJax,
+mermaid or widget scripts from a CDN, and plotly.js (from the installed plotly package) inline
+once in the head. Figures must be displayed with
+:func:`staleness_lab.viz.use_offline_renderer`, whose HTML output expects that copy.
+
+A notebook states its conclusion with :func:`record_verdict`; ``<out>/index.html`` links every
+report with its verdict and the run's provenance (version, git commit, profile, Python, NumPy,
+pandas and PySpark versions, date). Each page also carries its verdict and provenance as inert JSON at the top of
+its head (``<script type="application/json" id="staleness-lab-report">``), so an ``--only`` run
+still indexes the reports of earlier runs.
+
+Failures: a notebook that raises gets no report (a stale one is removed), the others still run,
+the index says ``failed: <first line of the error>`` and the exit status is 1. A notebook
+parameter of the wrong type or value (:class:`~staleness_lab.notebook_params.NotebookParameterError`
+in the notebook) stops the command with one line and exit status 2, leaving no partial file.
+Every file is written under a temporary name and renamed into place.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from staleness_lab.errors import InputError
+
+#: The mime type of a verdict in a notebook's outputs (its data: ``{"verdict": "..."}``).
+VERDICT_MIMETYPE = "application/x.staleness-lab.verdict+json"
+#: The kernelspec the notebooks name; reports fall back to ``python3`` when it is not installed.
+KERNEL_NAME = "staleness-lab"
+#: The exception the notebooks' parameter check raises (see ``staleness_lab.notebook_params``).
+PARAMETER_ERROR = "NotebookParameterError"
+
+_PLOTLY_JS_SLOT = "<!-- staleness-lab: plotly.js -->"
+
+# nbconvert's lab template (index.html.j2) with every network script removed and one slot for
+# plotly.js; code cells are folded under a <details> so the prose and figures lead.
+_PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}
+<script type="application/json" id="staleness-lab-report">{{ resources.sl_meta }}</script>
+""" + _PLOTLY_JS_SLOT + """
+{%- endblock html_head_js_requirejs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{% block extra_css %}
+<style type="text/css">
+details.sl-code > summary { cursor: pointer; color: #666; font-size: 0.85em; margin: 0.3em 0 0.3em 0.5em; }
+p.sl-provenance { color: #666; font-size: 0.85em; margin: 1em 1.5em 0 1.5em; }
+</style>
+{% endblock extra_css %}
+{% block input_group -%}
+<details class="sl-code"><summary>code</summary>
+{{ super() }}
+</details>
+{%- endblock input_group %}
+{%- block body_header -%}
+{{ super() }}
+<p class="sl-provenance">{{ resources.sl_provenance | e }} &middot; <a href="index.html">all reports</a></p>
+{%- endblock body_header -%}
+"""
+
+
+# --- inside the notebooks ---------------------------------------------------------------------
+
+
+def record_verdict(text: str) -> None:
+    """Display a notebook's one-line conclusion; the report index shows it beside the link."""
+    from IPython.display import display
+
+    line = " ".join(str(text).split())
+    display(
+        {
+            VERDICT_MIMETYPE: {"verdict": line},
+            "text/html": f'<p class="sl-verdict"><strong>Verdict:</strong> {html.escape(line)}</p>',
+            "text/plain": f"Verdict: {line}",
+        },
+        raw=True,
+    )
+
+
+def read_verdict(nb: Any) -> str | None:
+    """The last verdict recorded in an executed notebook's outputs, if any."""
+    found = None
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if VERDICT_MIMETYPE in data:
+                found = str(data[VERDICT_MIMETYPE].get("verdict", ""))
+    return found
+
+
+# --- provenance -------------------------------------------------------------------------------
+
+
+def report_provenance(profile: str) -> dict[str, Any]:
+    """:func:`staleness_lab.provenance.provenance` of this run plus its ``profile``; PySpark's
+    version is the installed one, since Spark runs in the notebooks' kernels, not here."""
+    from staleness_lab.provenance import provenance
+
+    info = provenance({"profile": profile})
+    if info.get("pyspark") is None:
+        try:
+            info["pyspark"] = version("pyspark")
+        except PackageNotFoundError:
+            info["pyspark"] = "not installed"
+    if info.get("git_commit") is None:
+        info["git_commit"] = "none (not a git checkout)"
+    return info
+
+
+def _page_line(prov: dict[str, Any]) -> str:
+    keys = ("version", "profile", "git_commit", "pyspark", "python")
+    return " · ".join(f"{'staleness-lab' if k == 'version' else k} {prov.get(k)}" for k in keys)
+
+
+# --- execution and rendering ------------------------------------------------------------------
+
+
+def kernel_name() -> str:
+    """``staleness-lab`` when that kernelspec is installed, else ``python3``."""
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        installed = KernelSpecManager().find_kernel_specs()
+    except Exception:  # noqa: BLE001 - a broken Jupyter config must not hide the fallback
+        installed = {}
+    return KERNEL_NAME if KERNEL_NAME in installed else "python3"
+
+
+def notebooks_dir() -> Path:
+    """The checkout's ``notebooks/`` (reports need a source checkout)."""
+    from staleness_lab.provenance import project_root
+
+    root = project_root()
+    if root is None or not (root / "notebooks").is_dir():
+        raise InputError("report", "needs a source checkout: notebooks/ not found next to the package")
+    return root / "notebooks"
+
+
+def render_html(nb: Any, title: str, provenance_line: str, meta: dict[str, Any] | None = None) -> str:
+    """An executed notebook as one offline HTML page (plotly.js inline once, nothing from the
+    network, code folded); ``meta`` goes into the page as inert JSON (see :func:`read_page_meta`)."""
+    from markupsafe import Markup
+    from nbconvert import HTMLExporter
+
+    from staleness_lab.viz.offline import plotly_js_script, strip_network_assets
+
+    exporter = HTMLExporter(
+        template_name="lab", raw_template=_PAGE_TEMPLATE, exclude_input_prompt=True, exclude_output_prompt=True
+    )
+    meta_json = json.dumps(meta or {}, ensure_ascii=True).replace("</", "<\\/")
+    resources = {"metadata": {"name": title}, "sl_provenance": provenance_line, "sl_meta": Markup(meta_json)}
+    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    body = strip_network_assets(body)
+    if body.count(_PLOTLY_JS_SLOT) != 1:
+        raise RuntimeError("the report template lost its plotly.js slot")
+    return body.replace(_PLOTLY_JS_SLOT, plotly_js_script())
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` under a temporary name in its directory, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+@dataclass
+class Outcome:
+    """One notebook's entry in the index."""
+
+    name: str
+    status: str  # "ok", "failed", "earlier" (rendered by an earlier run) or "not run"
+    verdict: str | None = None
+    error: str | None = None
+    seconds: float | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+class _ParameterError(Exception):
+    """A notebook rejected its parameters (exit status 2)."""
+
+    def __init__(self, notebook: str, message: str) -> None:
+        super().__init__(f"{notebook}: {message}")
+
+
+class _NotebookFailed(Exception):
+    """A cell raised; the message is the first line of ``ename: evalue``."""
+
+
+def _kernel_manager_class() -> type:
+    """nbclient's kernel manager, provisioning CurveZMQ keys when pyzmq supports them, so the
+    kernel's channels are encrypted (and ipykernel does not warn about plain TCP)."""
+    import zmq
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    if not zmq.has("curve"):
+        return AsyncKernelManager
+
+    class EncryptedKernelManager(AsyncKernelManager):
+        @default("transport_encryption")
+        def _encrypt_when_supported(self) -> str:
+            return "auto"  # when the kernelspec declares support (ipykernel's does)
+
+    return EncryptedKernelManager
+
+
+def execute_notebook(path: Path, parameters: dict[str, Any], *, progress: bool = True) -> Any:
+    """Run a notebook with papermill (nothing saved) in :func:`kernel_name`'s kernel, with cwd
+    its directory; the executed notebook, or papermill's ``PapermillExecutionError``."""
+    import papermill as pm
+
+    return pm.execute_notebook(
+        str(path), None, parameters=parameters, kernel_name=kernel_name(), cwd=str(path.parent),
+        progress_bar=progress, log_output=False, request_save_on_cell_execute=False,
+        kernel_manager_class=_kernel_manager_class(),
+    )
+
+
+def _execute(path: Path, parameters: dict[str, Any]) -> Any:
+    from papermill.exceptions import PapermillExecutionError
+
+    try:
+        return execute_notebook(path, parameters)
+    except PapermillExecutionError as err:
+        if err.ename == PARAMETER_ERROR:
+            raise _ParameterError(path.name, _first_line(err.evalue)) from None
+        raise _NotebookFailed(_first_line(f"{err.ename}: {err.evalue}")) from None
+
+
+def _run_one(path: Path, out: Path, parameters: dict[str, Any], prov: dict[str, Any]) -> Outcome:
+    name = path.stem
+    start = time.perf_counter()
+    try:
+        executed = _execute(path, parameters)
+        outcome = Outcome(name, "ok", verdict=read_verdict(executed), seconds=time.perf_counter() - start, provenance=prov)
+        page_prov = {k: v for k, v in prov.items() if k != "created_utc"}  # the date goes in the index only
+        page = render_html(executed, name, _page_line(page_prov), meta={**asdict(outcome), "provenance": page_prov})
+    except _ParameterError:
+        raise
+    except Exception as err:  # noqa: BLE001 - any failure is this notebook's, the others go on
+        message = str(err) if isinstance(err, _NotebookFailed) else f"{type(err).__name__}: {_first_line(str(err))}"
+        (out / f"{name}.html").unlink(missing_ok=True)  # no stale report beside the failure
+        return Outcome(name, "failed", error=message, seconds=time.perf_counter() - start, provenance=prov)
+    _write_atomic(out / f"{name}.html", page)
+    return outcome
+
+
+_PAGE_META = re.compile(r'<script\b[^>]*\bid="staleness-lab-report"[^>]*>(.*?)</script>', re.DOTALL)
+
+
+def read_page_meta(page: Path) -> dict[str, Any] | None:
+    """The verdict and provenance a report page carries, or None (not one of ours, unreadable)."""
+    try:
+        with page.open(encoding="utf-8") as fh:
+            head = fh.read(1 << 18)  # the JSON sits at the top of <head>, before plotly.js
+    except OSError:
+        return None
+    match = _PAGE_META.search(head)
+    if match is None:
+        return None
+    try:
+        meta = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def _earlier(path: Path, out: Path) -> Outcome:
+    name = path.stem
+    meta = read_page_meta(out / f"{name}.html")
+    if meta is None:
+        return Outcome(name, "not run")
+    return Outcome(name, "earlier", verdict=meta.get("verdict"), seconds=meta.get("seconds"),
+                   provenance=dict(meta.get("provenance") or {}))
+
+
+def render_index(outcomes: list[Outcome], prov: dict[str, Any]) -> str:
+    """The index page: one row per notebook (link, verdict or failure, time) and provenance."""
+    e = html.escape
+    rows = []
+    for o in outcomes:
+        link = f'<a href="{e(o.name)}.html">{e(o.name)}</a>' if o.status in ("ok", "earlier") else e(o.name)
+        if o.status == "failed":
+            what = f'<span class="failed">failed: {e(o.error or "")}</span>'
+        elif o.status == "not run":
+            what = '<span class="muted">not run yet</span>'
+        else:
+            what = e(o.verdict) if o.verdict else '<span class="muted">no verdict recorded</span>'
+            if o.status == "earlier":
+                earlier = ", ".join(f"{k} {o.provenance[k]}" for k in ("profile", "git_commit") if k in o.provenance)
+                what += f' <span class="muted">(earlier run{": " if earlier else ""}{e(earlier)})</span>'
+        took = f"{o.seconds:.1f} s" if o.seconds is not None else ""
+        rows.append(f"<tr><td>{link}</td><td>{what}</td><td class=\"num\">{took}</td></tr>")
+    facts = "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in prov.items())
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>staleness-lab reports</title>
+<style>
+body {{ font-family: Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; color: #222; }}
+table {{ border-collapse: collapse; width: 100%; margin-bottom: 2em; }}
+th, td {{ text-align: left; padding: 0.4em 0.8em; border-bottom: 1px solid #ddd; vertical-align: top; }}
+td.num {{ text-align: right; white-space: nowrap; }}
+.failed {{ color: #b00020; }}
+.muted {{ color: #777; }}
+</style>
+</head>
+<body>
+<h1>staleness-lab reports</h1>
+<table>
+<thead><tr><th>report</th><th>verdict</th><th>time</th></tr></thead>
+<tbody>
+{chr(10).join(rows)}
+</tbody>
+</table>
+<h2>Provenance of this run</h2>
+<table class="provenance">{facts}</table>
+</body>
+</html>
+"""
+
+
+def report_command(quick: bool, only: str | None, profile: str, out: Path) -> int:
+    """Run the notebooks and write the reports; the exit status (0, 1 when a notebook failed,
+    2 for a bad notebook parameter)."""
+    from tqdm import tqdm
+
+    nb_dir = notebooks_dir()
+    available = sorted(nb_dir.glob("*.ipynb"))
+    if not available:
+        raise InputError("report", f"no notebooks in {nb_dir.name}/")
+    chosen = available
+    if only is not None:
+        chosen = [p for p in available if p.stem == only or p.name == only]
+        if not chosen:
+            raise InputError("--only", f"no notebook named {only!r} (available: {', '.join(p.stem for p in available)})")
+    run_profile = "quick" if quick else profile
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError("--out", f"cannot create directory {str(out)!r}: {err.strerror or err}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError("--out", f"directory {str(out)!r} is not writable")
+    prov = report_provenance(run_profile)
+    results: dict[str, Outcome] = {}
+    with tqdm(chosen, desc="notebooks", unit="notebook", file=sys.stderr, disable=None) as bar:
+        for path in bar:
+            bar.set_postfix_str(path.stem)
+            try:
+                results[path.stem] = _run_one(path, out, {"profile": run_profile}, prov)
+            except _ParameterError as err:
+                bar.close()
+                if created and not any(out.iterdir()):
+                    out.rmdir()
+                print(f"staleness-lab: error: {err}", file=sys.stderr)
+                return 2
+    outcomes = [results.get(p.stem) or _earlier(p, out) for p in available]
+    _write_atomic(out / "index.html", render_index(outcomes, prov))
+    for o in results.values():
+        if o.status == "ok":
+            print(f"{out / (o.name + '.html')}  ({o.seconds:.1f} s)  {o.verdict or 'no verdict recorded'}")
+        else:
+            print(f"{o.name}: failed: {o.error}", file=sys.stderr)
+    print(f"{out / 'index.html'}")
+    return 1 if any(o.status == "failed" for o in results.values()) else 0

@@ -1,0 +1,25 @@
+"""Plotly figures from traces and tidy frames (they plot; they compute no results).
+
+``gantt(trace)`` and ``staleness_curves(trace)`` show one run; ``metric_vs_utilization(frame)``
+compares policies over a sweep; ``bound_vs_observed(frame, ...)`` sets a theorem's bound beside
+what was observed. ``use_offline_renderer()`` makes figures display without network access, in
+JupyterLab and in the HTML reports.
+"""
+
+from staleness_lab.viz.figures import (
+    TEMPLATE,
+    bound_vs_observed,
+    gantt,
+    metric_vs_utilization,
+    staleness_curves,
+)
+from staleness_lab.viz.offline import use_offline_renderer
+
+__all__ = [
+    "TEMPLATE",
+    "bound_vs_observed",
+    "gantt",
+    "metric_vs_utilization",
+    "staleness_curves",
+    "use_offline_renderer",
+]

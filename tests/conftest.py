@@ -1,0 +1,31 @@
+"""Shared fixtures. ``spark``: ONE Spark session for the whole test run.
+
+Starting a session costs 5-10 s, so every Spark test (they live under ``tests/spark/``) shares
+the session-scoped ``spark`` fixture: ``get_spark("local[2]")`` (UI off, 2 shuffle partitions),
+stopped at the end of the run. Code under test that calls ``get_spark()`` gets the same one.
+Without Java the Spark tests are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from staleness_lab.spark import java_available
+
+SPARK_TEST_MASTER = "local[2]"
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    if not java_available():
+        pytest.skip("Spark needs Java (no java on PATH and no JAVA_HOME)")
+    from staleness_lab.spark import get_spark, stop_spark
+
+    session = get_spark(SPARK_TEST_MASTER)
+    try:
+        yield session
+    finally:
+        stop_spark()
