@@ -184,6 +184,7 @@ class _Run:
         alpha = [t.alpha for t in tables]
         beta = [t.beta for t in tables]
         sep = [t.min_separation for t in tables]
+        any_sep = any(sep)
         sources = [tuple(w.index[s] for s in (t.sources or ())) for t in tables]
         children = w.children
         chop_limit = self.chop_limit
@@ -212,8 +213,7 @@ class _Run:
 
         # the job in flight per table, and the completed jobs (one record each, plus finish)
         job: list[tuple] = [()] * n  # (table, track, release, start, data_from, data_to, cost)
-        done: list[tuple] = []
-        done_finish: list[float] = []
+        done: list[tuple] = []  # finish = start + cost, the very sum that timed the completion
 
         variability = w.variability
         draws: list[list[float]] = [[] for _ in range(n)]
@@ -302,7 +302,6 @@ class _Run:
                 running[i] = False
                 heappush(free, record[1])
                 done.append(record)
-                done_finish.append(t)
                 if release[i] is not None:
                     push_ready(i, t)
                 for c in children[i]:
@@ -323,11 +322,12 @@ class _Run:
                     avail[i] = d
                     if release[i] is None:
                         if claimed[i] >= old:
-                            if t < last_release[i] + sep[i]:
+                            if any_sep and t < last_release[i] + sep[i]:
                                 heappush(events, (last_release[i] + sep[i], i + n))
                             else:
                                 release[i] = t
-                                last_release[i] = t
+                                if any_sep:
+                                    last_release[i] = t
                                 if not running[i]:
                                     if chop_limit[i] is None:  # push_ready, inlined
                                         v = version[i] + 1
@@ -396,7 +396,6 @@ class _Run:
             policy=policy_name,
             events=arrivals_before + p + len(done),
             jobs_done=done,
-            jobs_finish=done_finish,
             in_flight=in_flight,
             staleness_area=area,
             max_staleness=peak,
@@ -406,27 +405,25 @@ class _Run:
     def _placed(
         place, ready: list[tuple], free: list[int], version: list[int], now: float, view: EngineView
     ) -> list[tuple[int, int]]:
-        """Ask a placement policy which ready tables run where; put the rest back."""
-        entries = []
-        while ready:
-            entry = heappop(ready)
-            if entry[2] == version[entry[1]]:
-                entries.append(entry)
+        """Ask a placement policy which ready tables run where; put the rest back.
+
+        The valid entries leave the heap in key order, so the ones not chosen, kept in that
+        order, already form a heap: O(R) per decision besides the sort of the R ready entries.
+        """
+        entries = sorted(e for e in ready if e[2] == version[e[1]])
         order = [e[1] for e in entries]
         tracks = sorted(free)
         chosen = place(order, tracks, now, view)
+        ready_set, free_set = set(order), set(tracks)
         taken_tables: set[int] = set()
         taken_tracks: set[int] = set()
         for i, track in chosen:
-            if i not in order or i in taken_tables:
+            if i not in ready_set or i in taken_tables:
                 raise RuntimeError(f"placement chose table {i}, which is not ready or chosen twice")
-            if track not in tracks or track in taken_tracks:
+            if track not in free_set or track in taken_tracks:
                 raise RuntimeError(f"placement chose track {track}, which is not free or chosen twice")
             taken_tables.add(i)
             taken_tracks.add(track)
-        for entry in entries:
-            if entry[1] not in taken_tables:
-                heappush(ready, entry)
-        free[:] = [track for track in free if track not in taken_tracks]
-        heapify(free)
+        ready[:] = [e for e in entries if e[1] not in taken_tables]
+        free[:] = [track for track in tracks if track not in taken_tracks]
         return list(chosen)

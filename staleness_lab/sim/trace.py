@@ -23,8 +23,8 @@ class Trace:
     """A run's record.
 
     ``jobs_done`` holds one record per completed job (fields :data:`RECORD_FIELDS`, table and
-    track as positions) and ``jobs_finish`` their finish times; ``in_flight`` the records of jobs
-    still running at the horizon (their planned finish is start + cost); ``staleness_area`` and
+    track as positions; its finish is start + cost, the same float sum that timed the
+    completion); ``in_flight`` the records of jobs still running at the horizon; ``staleness_area`` and
     ``max_staleness`` the exact per-table integrals over ``[warmup, horizon]`` accumulated by
     the engine.
     """
@@ -33,7 +33,6 @@ class Trace:
     policy: str
     events: int
     jobs_done: list[tuple]
-    jobs_finish: list[float]
     in_flight: list[tuple]
     staleness_area: list[float]
     max_staleness: list[float]
@@ -41,7 +40,7 @@ class Trace:
     @property
     def n_jobs(self) -> int:
         """Completed jobs (finished at or before the horizon)."""
-        return len(self.jobs_finish)
+        return len(self.jobs_done)
 
     @cached_property
     def job_tables(self) -> np.ndarray:
@@ -50,8 +49,10 @@ class Trace:
 
     @cached_property
     def job_finish(self) -> np.ndarray:
-        """Finish time of each completed job."""
-        return np.array(self.jobs_finish, dtype=float)
+        """Finish time of each completed job: start + cost, computed as the engine did."""
+        start = np.fromiter(map(itemgetter(3), self.jobs_done), dtype=float, count=len(self.jobs_done))
+        cost = np.fromiter(map(itemgetter(6), self.jobs_done), dtype=float, count=len(self.jobs_done))
+        return start + cost
 
     @cached_property
     def columns(self) -> dict[str, np.ndarray]:

@@ -47,7 +47,7 @@ def trace() -> Trace:
         (1, 1, 20.0, 20.0, 0.0, 20.0, 3.0),
     ]
     return Trace(
-        workload=WORKLOAD, policy="hand", events=6, jobs_done=records, jobs_finish=[12.0, 22.0, 23.0],
+        workload=WORKLOAD, policy="hand", events=6, jobs_done=records,
         in_flight=[], staleness_area=[0.0, 0.0], max_staleness=[0.0, 0.0],
     )
 

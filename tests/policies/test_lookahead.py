@@ -1,0 +1,201 @@
+"""Max Benefit with Lookahead (Golab et al., Sec. 3.1). The paper's example (B = 101) is check 2
+in ``test_golab_examples.py``; here: the bounds of the rule, predictions, several tracks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import staleness_lab as sl
+from staleness_lab.policies import lookahead
+from staleness_lab.sim import run
+
+EXACT = dict(rel=0, abs=1e-9)
+TABLE2 = Path(__file__).resolve().parents[2] / "data" / "workloads" / "golab-table2.yaml"
+
+# ---------------------------------------------------------------------------------------------
+# the rule on explicit numbers: ready = (table, p*dF, E) in MB order; predicted = (table, r, p*dF, E)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_nothing_predicted_runs_the_best_job():
+    d = lookahead.decide(0.0, [(0, 10.0, 3.0), (1, 5.0, 2.0)], [])
+    assert (d.table, d.B, d.S, d.k) == (0, None, (), None)
+
+
+def test_a_prediction_must_beat_the_best_job_and_arrive_before_it_would_finish():
+    ready = [(0, 10.0, 3.0), (1, 5.0, 2.0)]
+    # MB_k = 9/3 = 3 < 10/3: ignored
+    assert lookahead.decide(0.0, ready, [(2, 1.0, 9.0, 3.0)]).k is None
+    # arrives at t + E_i = 3: J_i would be done by then; ignored
+    assert lookahead.decide(0.0, ready, [(2, 3.0, 500.0, 3.0)]).k is None
+    # arrives at t itself (not strictly later): ignored
+    assert lookahead.decide(0.0, ready, [(2, 0.0, 500.0, 3.0)]).k is None
+
+
+def test_sets_never_leave_the_track_idle_before_the_release():
+    # r_k - t = 2.5 > E_2 = 2: running J2 first would idle the track over [2, 2.5]
+    d = lookahead.decide(0.0, [(0, 10.0, 3.0), (1, 5.0, 2.0)], [(2, 2.5, 500.0, 3.0)])
+    assert d.k is None and d.table == 0
+
+
+def test_sets_must_finish_before_the_best_job_would():
+    # J2 costs 3 = E_1: not < E_i
+    d = lookahead.decide(0.0, [(0, 10.0, 3.0), (1, 6.0, 3.0)], [(2, 1.0, 500.0, 3.0)])
+    assert d.k is None and d.table == 0
+
+
+def test_set_size_is_capped_and_the_best_member_runs_first():
+    # J_i costs 10; four unit jobs with benefits 6, 5, 4, 3 (listed in MB order); the release is
+    # at t + 3.5, so a set needs sum E >= 3.5: only the set of all four qualifies, beyond
+    # max_set = 3 -> J_i runs.
+    ready = [(0, 100.0, 10.0)] + [(k, 2.0 + k, 1.0) for k in (4, 3, 2, 1)]
+    pred = [(9, 3.5, 10000.0, 1.0)]
+    assert lookahead.decide(0.0, ready, pred).table == 0
+    d = lookahead.decide(0.0, ready, pred, max_set=4)
+    assert d.S == (4, 3, 2, 1) and d.B == pytest.approx((6 + 5 + 4 + 3 + 10000) / 5, **EXACT)
+    assert d.table == 4  # the set's job earliest in Max Benefit order
+    # released at t + 2.5, three unit jobs suffice; the best three win
+    d3 = lookahead.decide(0.0, ready, [(9, 2.5, 10000.0, 1.0)])
+    assert d3.S == (4, 3, 2) and d3.B == pytest.approx((6 + 5 + 4 + 10000) / 4, **EXACT)
+    assert d3.table == 4
+
+
+def test_candidate_cap_limits_the_jobs_sets_draw_on():
+    # release at t + 4: J2 (E 2) alone ends too early, J1 (E 5) alone qualifies:
+    # B[{J1}] = 10001/6 > B[{J2, J1}] = 10051/8. With one candidate only J2 (the higher MB) is
+    # considered, no set qualifies and J_i runs.
+    ready = [(0, 100.0, 10.0), (2, 50.0, 2.0), (1, 1.0, 5.0)]
+    pred = [(9, 4.0, 10000.0, 1.0)]
+    d = lookahead.decide(0.0, ready, pred)
+    assert d.S == (1,) and d.B == pytest.approx(10001 / 6, **EXACT) and d.table == 1
+    assert lookahead.decide(0.0, ready, pred, candidates=1).table == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# predictions from the engine's view
+# ---------------------------------------------------------------------------------------------
+
+
+def example(j3: dict, tracks: int = 1) -> dict:
+    # as check 2: J1 (dF 10, E 3) and J2 (dF 5, E 2) ready at 49 on track 0
+    return {
+        "tracks": tracks,
+        "horizon": 60,
+        "tables": [
+            {"name": "J1", "arrivals": [[39, 39], [49, 49]], "alpha": 3, "beta": 0, "priority": 1},
+            {"name": "J2", "arrivals": [[44, 44], [49, 49]], "alpha": 2, "beta": 0, "priority": 1},
+            {"name": "J3", "alpha": 3, "beta": 0, "priority": 10, **j3},
+        ],
+    }
+
+
+def started_at(result, t: float) -> list[str]:
+    jobs = result.jobs
+    return sorted(jobs.loc[jobs["start"] == t, "table"].tolist())
+
+
+def test_a_replayed_feed_is_predicted_from_its_log():
+    w = example({"arrivals": [[50, 50]]})
+    assert started_at(sl.simulate(w, "max-benefit-lookahead"), 49.0) == ["J2"]
+    assert started_at(sl.simulate(w, "max-benefit"), 49.0) == ["J1"]
+
+
+def test_a_table_with_a_job_running_is_not_predicted():
+    # J3 loads data to 40 over [40, 50] on track 1, so at 49 it is running: its arrival at 50
+    # is no prediction and the free track 0 gets Max Benefit's choice.
+    w = example({"arrivals": [[40, 40], [50, 50]], "alpha": 10}, tracks=2)
+    la = sl.simulate(w, "max-benefit-lookahead")
+    assert started_at(la, 49.0) == ["J1"]
+    assert la.jobs.loc[la.jobs["table"] == "J3", "track"].tolist()[0] == 1
+
+
+def test_a_derived_table_is_not_predicted():
+    # J3 is now a view of a table whose data lands at 50: nothing predicts the view's release
+    w = example({"sources": ["src"]})
+    w["tables"].insert(0, {"name": "src", "arrivals": [[50, 50]], "alpha": 0.001, "beta": 0, "priority": 0.001})
+    assert started_at(sl.simulate(w, "max-benefit-lookahead"), 49.0) == ["J1"]
+
+
+def test_one_pick_per_track():
+    # A (dF 49, E 3, MB 49/3) is the best ready job. Pick 1 (track 0): J3 at 50 beats A, and
+    # {J2} fills [49, 51) -> J2. Pick 2 (track 1): among A and J1 no set fits under E_A = 3
+    # (J1 costs 3) -> A. Max Benefit runs A and J1.
+    w = example({"period": 50}, tracks=2)
+    w["tables"].append({"name": "A", "arrivals": [[49, 49]], "alpha": 3, "beta": 0, "priority": 1})
+    la = sl.simulate(w, "max-benefit-lookahead")
+    mb = sl.simulate(w, "max-benefit")
+    assert started_at(la, 49.0) == ["A", "J2"]
+    assert started_at(mb, 49.0) == ["A", "J1"]
+
+
+def test_the_order_is_max_benefits_key_with_inheritance():
+    w = sl.load_workload(TABLE2)
+    for mode in ("none", "max"):
+        la = sl.get_policy("max-benefit-lookahead", inheritance=mode).bind(w, None)
+        mb = sl.get_policy("max-benefit", inheritance=mode).bind(w, None)
+        assert la.rekey_on_data
+        for i in (0, 1, 2):
+            assert la.key(i, 5.0, 1.0, 37.5) == mb.key(i, 5.0, 1.0, 37.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# property: work-conserving, like Max Benefit
+# ---------------------------------------------------------------------------------------------
+
+
+@st.composite
+def workloads(draw):
+    n = draw(st.integers(1, 7))
+    tables = []
+    for k in range(n):
+        t = {
+            "name": f"t{k}",
+            "alpha": draw(st.sampled_from([0.25, 0.5, 1, 2, 4])),
+            "beta": draw(st.sampled_from([0, 0.05, 0.1, 0.3])),
+            "priority": draw(st.sampled_from([0.5, 1, 2, 10, 100])),
+        }
+        kind = draw(st.sampled_from(["periodic", "periodic", "replayed"] + (["derived"] if k else [])))
+        if kind == "periodic":
+            t["period"] = draw(st.sampled_from([3, 5, 7.5, 10, 20]))
+            t["phase"] = draw(st.sampled_from([0, 1, 2.5]))
+        elif kind == "replayed":
+            times = sorted(set(draw(st.lists(st.sampled_from(range(0, 100, 3)), min_size=1, max_size=10))))
+            t["arrivals"] = [[x, x] for x in times]
+        else:
+            t["sources"] = [f"t{draw(st.integers(0, k - 1))}"]
+        if "sources" not in t and "arrivals" not in t and draw(st.integers(0, 3)) == 0:
+            t["chop"] = 2
+        tables.append(t)
+    return sl.parse_workload(
+        {"tracks": draw(st.integers(1, 3)), "horizon": 100, "seed": draw(st.integers(0, 9)), "variability": 0.5, "tables": tables}
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(), st.sampled_from([1, 2, 3]))
+def test_every_idle_track_gets_a_job_while_jobs_wait(w, max_set):
+    calls = []
+    policy = sl.get_policy("max-benefit-lookahead", max_set=max_set)
+
+    class Spy:
+        name = "spy"
+
+        def bind(self, workload, rng):
+            bound = policy.bind(workload, rng)
+
+            def place(order, idle, now, view):
+                chosen = bound.place(order, idle, now, view)
+                calls.append((order, idle, chosen))
+                return chosen
+
+            return type(bound)(key=bound.key, rekey_on_data=True, place=place)
+
+    run(w, Spy(), "spy")
+    for order, idle, chosen in calls:
+        assert len(chosen) == min(len(order), len(idle))
+        assert [t for t, _ in chosen] != [] or not order
+        assert [r for _, r in chosen] == idle[: len(chosen)]  # tracks in order, one pick each
