@@ -230,6 +230,7 @@ class _Run:
         # policy (time 0, so it is consulted even when nothing happens then)
         wake = 2 * n
         events: list[tuple[float, int]] = [(0.0, wake)]
+        t_event = 0.0  # the time of events[0], _INF when empty: the loop reads it per instant
         free = list(range(w.tracks))
 
         def push_ready(i: int, now: float) -> None:
@@ -245,7 +246,10 @@ class _Run:
                     return  # a deferred release is pending; its timer releases the table
                 due = last_release[i] + sep[i]
                 if now < due:
+                    nonlocal t_event
                     heappush(events, (due, i + n))
+                    if due < t_event:
+                        t_event = due
                     return
                 release[i] = now
                 last_release[i] = now
@@ -271,12 +275,13 @@ class _Run:
         t_arr = at_t[0]
 
         while True:
-            t = events[0][0] if events and events[0][0] < t_arr else t_arr
+            t = t_event if t_event < t_arr else t_arr
             if t > horizon:
                 break
             # 1. completions (and deferred releases)
-            while events and events[0][0] <= t:
+            while t_event == t:
                 code = heappop(events)[1]
+                t_event = events[0][0] if events else _INF
                 if code >= n:
                     if code == wake:
                         continue
@@ -324,6 +329,8 @@ class _Run:
                         if claimed[i] >= old:
                             if any_sep and t < last_release[i] + sep[i]:
                                 heappush(events, (last_release[i] + sep[i], i + n))
+                                if last_release[i] + sep[i] < t_event:
+                                    t_event = last_release[i] + sep[i]
                             else:
                                 release[i] = t
                                 if any_sep:
@@ -381,6 +388,8 @@ class _Run:
                 if end >= avail[i]:
                     release[i] = None
                 heappush(events, (t + cost, i))
+                if t + cost < t_event:
+                    t_event = t + cost
                 if on_start is not None:
                     on_start(i, track, t)
 
