@@ -24,7 +24,8 @@ def table_metrics(trace: Trace) -> pd.DataFrame:
     over the window, and the number of updates landing in it."""
     w = trace.workload
     window = w.horizon - w.warmup
-    updates = np.bincount(trace.job_tables[trace.job_finish >= w.warmup], minlength=len(w.tables))
+    landed = trace.job_tables if w.warmup == 0 else trace.job_tables[trace.job_finish >= w.warmup]
+    updates = np.bincount(landed, minlength=len(w.tables))
     area = np.asarray(trace.staleness_area, dtype=float)
     priority = np.array([t.priority for t in w.tables], dtype=float)
     return pd.DataFrame(
