@@ -188,6 +188,31 @@ def allowed_tracks(packing: Packing, workload: Workload) -> list[set[int]]:
     return out
 
 
+class LaterTables:
+    """For the non-aggressive rules: per group (a home track, a cluster), how many ready tables
+    after position ``pos`` of the order belong to it. Counted on first use, then updated
+    incrementally as ``pos`` advances, so a decision stays linear in the ready list."""
+
+    def __init__(self, order: Sequence[int], group_of: Sequence[int], n_groups: int) -> None:
+        self._order = order
+        self._group_of = group_of
+        self._n_groups = n_groups
+        self._counts: list[int] | None = None
+        self._counted = 0  # the counts cover order[self._counted:]
+
+    def after(self, pos: int) -> list[int]:
+        """Counts per group of the tables at positions > ``pos`` (``pos`` never decreases)."""
+        if self._counts is None:
+            self._counts = [0] * self._n_groups
+            for q in self._order[pos + 1:]:
+                self._counts[self._group_of[q]] += 1
+        else:
+            for q in self._order[self._counted:pos + 1]:
+                self._counts[self._group_of[q]] -= 1
+        self._counted = pos + 1
+        return self._counts
+
+
 def make_place(
     home: Sequence[int], free_tracks: Sequence[int], promo: Sequence[Sequence[int]], n_tracks: int, aggressive: bool
 ):
@@ -200,8 +225,7 @@ def make_place(
     def place(order: list[int], idle: list[int], now: float, view: Any) -> list[tuple[int, int]]:
         avail = set(idle)
         out: list[tuple[int, int]] = []
-        later: list[int] | None = None  # per track: tables after the current one homed there
-        counted = 0  # later counts cover order[counted:]
+        later = LaterTables(order, home, n_tracks)  # per track: later tables homed there
         for pos, i in enumerate(order):
             track = home[i]
             if track not in avail:
@@ -215,17 +239,8 @@ def make_place(
                     for r in promo[i]:
                         if r not in avail:
                             continue
-                        if not aggressive:
-                            if later is None:
-                                later = [0] * n_tracks
-                                for q in order[pos + 1:]:
-                                    later[home[q]] += 1
-                            else:
-                                for q in order[counted:pos + 1]:
-                                    later[home[q]] -= 1
-                            counted = pos + 1
-                            if later[r]:
-                                continue
+                        if not aggressive and later.after(pos)[r]:
+                            continue
                         track = r
                         break
                     if track < 0:

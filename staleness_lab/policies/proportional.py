@@ -66,7 +66,7 @@ from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy
 from staleness_lab.policies.inheritance import INHERITANCE_OPTIONS
 from staleness_lab.policies.options import Option
-from staleness_lab.policies.partitioned import BASIC_OPTION, _Partitioner, nominal
+from staleness_lab.policies.partitioned import BASIC_OPTION, LaterTables, _Partitioner, nominal
 from staleness_lab.policies.registry import register
 
 RULES = ("period", "cost")
@@ -204,8 +204,7 @@ def make_place(alloc: Allocation, aggressive: bool):
     def place(order: list[int], idle: list[int], now: float, view: Any) -> list[tuple[int, int]]:
         avail = set(idle)
         out: list[tuple[int, int]] = []
-        later: list[int] | None = None  # per cluster: tables after the current one
-        counted = 0
+        later = LaterTables(order, cluster_of, n_clusters)  # per cluster: later ready tables
         for pos, i in enumerate(order):
             j = cluster_of[i]
             track = -1
@@ -229,17 +228,8 @@ def make_place(alloc: Allocation, aggressive: bool):
                                 break
                             if r not in avail:
                                 continue
-                            if not aggressive:
-                                if later is None:
-                                    later = [0] * n_clusters
-                                    for q in order[pos + 1:]:
-                                        later[cluster_of[q]] += 1
-                                else:
-                                    for q in order[counted:pos + 1]:
-                                        later[cluster_of[q]] -= 1
-                                counted = pos + 1
-                                if any(later[c] for c in homed_here[r]):
-                                    continue
+                            if not aggressive and any(later.after(pos)[c] for c in homed_here[r]):
+                                continue
                             track = r
                             break
                         if track < 0:

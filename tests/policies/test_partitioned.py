@@ -13,6 +13,7 @@ import staleness_lab as sl
 from staleness_lab.errors import Infeasible
 from staleness_lab.policies import partitioned
 from staleness_lab.sim import run
+from policies.placement_recorder import Recorder
 
 
 def identical(count: int, alpha: float, beta: float = 0.1, period: float = 100, tracks: int = 4, **top) -> sl.Workload:
@@ -189,26 +190,6 @@ def periodic_workloads(draw):
     extra = draw(st.integers(0, 2))
     parsed = sl.parse_workload(w)
     return parsed.with_overrides(tracks=partitioned.pack(parsed).needed + extra)
-
-
-class Recorder:
-    """Wraps a policy and records every placement decision: (order, idle, chosen)."""
-
-    def __init__(self, policy):
-        self.policy = policy
-        self.name = policy.name
-        self.calls: list[tuple[list[int], list[int], list[tuple[int, int]]]] = []
-
-    def bind(self, workload, rng):
-        bound = self.policy.bind(workload, rng)
-        inner = bound.place
-
-        def place(order, idle, now, view):
-            chosen = inner(order, idle, now, view)
-            self.calls.append((list(order), list(idle), list(chosen)))
-            return chosen
-
-        return type(bound)(key=bound.key, rekey_on_data=bound.rekey_on_data, place=place)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])

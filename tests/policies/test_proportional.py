@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import staleness_lab as sl
 from staleness_lab.policies import proportional
 from staleness_lab.sim import run
+from policies.placement_recorder import Recorder
 
 TABLE2 = Path(__file__).resolve().parents[2] / "data" / "workloads" / "golab-table2.yaml"
 
@@ -183,26 +184,6 @@ def periodic_workloads(draw):
     if draw(st.booleans()):
         w["variability"] = 0.5
     return sl.parse_workload(w)
-
-
-class Recorder:
-    """Wraps a policy and records every placement decision: (order, idle, chosen)."""
-
-    def __init__(self, policy):
-        self.policy = policy
-        self.name = policy.name
-        self.calls: list[tuple[list[int], list[int], list[tuple[int, int]]]] = []
-
-    def bind(self, workload, rng):
-        bound = self.policy.bind(workload, rng)
-        inner = bound.place
-
-        def place(order, idle, now, view):
-            chosen = inner(order, idle, now, view)
-            self.calls.append((list(order), list(idle), list(chosen)))
-            return chosen
-
-        return type(bound)(key=bound.key, rekey_on_data=bound.rekey_on_data, place=place)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
