@@ -1,0 +1,589 @@
+"""Golab, Johnson and Shkapenyuk, "Scalable Scheduling of Updates in Streaming Data Warehouses"
+(IEEE TKDE 24(6), 2012): one named experiment per figure of Sec. 5 (``golab-fig4`` ...
+``golab-fig11``).
+
+Every experiment returns one row per (curve, utilization, seed): the relative lateness of one
+scheduler on one seeded workload, i.e. its priority-weighted staleness over ``[0, horizon]``
+divided by that of the same workload with unlimited tracks (``simulate(..., relative=True)``).
+
+Common setup (the spec digest's Sec. 5.0, with its design choices):
+
+* Table 2 defaults: 30 base tables (or 30 chains), period 100, ``alpha = 1``, ``beta = 0.1``,
+  cost variability ``b = 0.5`` (actual cost uniform on ``[0.5 E, 1.5 E]``), 4 tracks, priority
+  1, phases uniform in ``[0, P)`` drawn from the seed.
+* The x-axis is the offered load per track, ``U_tot = m * sum_i E_i(P_i) / P_i / N``, with ``m``
+  the long-run mean slowdown multiplier; a point reaches its target by multiplying every alpha
+  and beta by one factor (:func:`~staleness_lab.experiments.generators.scale_to_utilization`).
+  Partitioners see the point's nominal ``E_i(P_i)`` (no slowdown, no randomness).
+* Type-2 slowdown ("alternating normal and slow periods", every figure but Fig. 6): a job
+  starting in a slow period costs ``S`` times more; normal periods last 1000 time units and slow
+  ones ``1000 / (S - 2)``, so the slow share of time is ``1 / (S - 1)`` and the mean multiplier
+  is 2 for every ``S`` (the paper tunes the periods so mean execution time doubles); ``S = 2``
+  is slow all the time. ``S = 3`` unless the figure varies it.
+* Which reading of the paper each figure takes is in its experiment's docstring.
+
+A point a partitioner cannot run (EDF-Partitioned's packing needs more tracks than there are)
+is a row with ``status = "infeasible"``, the scheduler's reason and NaN lateness, so a chart
+shows a gap there, never a zero.
+
+Profiles (:func:`grid`): ``full`` runs at the paper's scale (each scheduled run sees at least
+:func:`events_per_point` ``("full")`` = 10^6 events, the unlimited-track run comes on top);
+``standard`` keeps every point and every curve at a shorter horizon (what ``make run``
+renders); ``quick`` is a few points over a short horizon, for tests. The horizon of a figure is
+its profile's event target divided by a lower bound of the event rate its scheduled runs show
+(see :data:`SIZING`), so the target is met at every point.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from staleness_lab.api import simulate
+from staleness_lab.errors import Infeasible, InputError
+from staleness_lab.experiments.generators import (
+    chains,
+    identical_tables,
+    offered_utilization,
+    scale_to_utilization,
+    two_classes,
+)
+from staleness_lab.experiments.registry import Param, experiment
+from staleness_lab.model import Slowdown, Workload
+
+#: Table 2 of the paper.
+N_TABLES = 30
+PERIOD = 100.0
+ALPHA = 1.0
+BETA = 0.1
+VARIABILITY = 0.5
+TRACKS = 4
+#: The slowdown factor of every type-2 figure after Fig. 4.
+S_DEFAULT = 3.0
+#: Length of a normal period in the type-2 slowdown (the paper gives none).
+NORMAL_PERIOD = 1000.0
+
+PROFILES = ("quick", "standard", "full")
+
+#: Events each scheduled run should see, per profile (the unlimited-track run comes on top).
+EVENTS_PER_POINT = {"quick": 4_000, "standard": 60_000, "full": 1_000_000}
+
+#: Seeds per profile (the spec asks for at least 3 per point).
+SEEDS = {"quick": [0, 1, 2], "standard": [0, 1, 2], "full": [0, 1, 2]}
+
+#: The utilization axis: 0.5 to 1.2 in steps of 0.05 (Fig. 6 goes on to 1.3, "above 100 %").
+U_SWEEP = [round(0.5 + 0.05 * k, 2) for k in range(15)]
+U_SWEEP_FIG6 = [round(0.5 + 0.05 * k, 2) for k in range(17)]
+#: The quick profile's few points: enough for every acceptance check to be computable.
+U_QUICK = [0.6, 0.8, 0.9, 1.05, 1.2]
+
+
+#: Per figure: a lower bound of (events of a scheduled run) / horizon -- the smallest rate over
+#: every curve and utilization of a one-seed sweep, less about 10 % (over the three-seed standard
+#: sweep the smallest run then still sees 5-15 % more events than the target) -- and the
+#: shortest horizon worth running (several slow periods; for Figs. 9-10 several periods of the
+#: long class). The most overloaded points have the lowest rates: merged jobs complete less often.
+SIZING: dict[str, tuple[float, float]] = {
+    "fig4": (0.29, 10_000.0),
+    "fig5": (0.41, 10_000.0),
+    "fig6": (0.28, 5_000.0),
+    "fig7": (0.40, 10_000.0),
+    "fig8": (0.68, 10_000.0),
+    "fig9": (0.20, 40_000.0),
+    "fig10": (0.20, 40_000.0),
+    "fig11": (0.54, 10_000.0),
+}
+
+
+def _figure_key(name: str | int) -> str:
+    key = str(name).removeprefix("golab-")
+    if not key.startswith("fig"):
+        key = f"fig{key}"
+    if key not in SIZING:
+        raise InputError("figure", f"unknown figure {name!r} (known: {', '.join(SIZING)})")
+    return key
+
+
+def _check_profile(profile: str) -> None:
+    if profile not in PROFILES:
+        raise InputError("profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
+
+
+def events_per_point(profile: str) -> int:
+    """The number of events (data arrivals plus job completions) each scheduled run of the
+    profile is sized for; the unlimited-track reference run comes on top."""
+    _check_profile(profile)
+    return EVENTS_PER_POINT[profile]
+
+
+def horizon(name: str, profile: str) -> float:
+    """The figure's horizon at the profile: the event target over the figure's event-rate
+    bound, rounded up to a multiple of 1000, and at least its minimum horizon."""
+    key = _figure_key(name)
+    rate, shortest = SIZING[key]
+    h = events_per_point(profile) / rate
+    return float(max(shortest, 1000.0 * math.ceil(h / 1000.0)))
+
+
+def type2_slowdown(S: float) -> Slowdown | None:
+    """Alternating normal (1000) and slow (1000 / (S - 2)) periods, mean multiplier 2;
+    ``S = 2`` is slow all the time; ``S = 1`` means no slowdown."""
+    if S == 1.0:
+        return None
+    if S < 2.0:
+        raise InputError("S", f"the type-2 slowdown needs S >= 2 (mean multiplier 2) or S = 1 (none), got {S}")
+    if S == 2.0:
+        return Slowdown(factor=2.0, normal=0.0, slow=NORMAL_PERIOD)
+    return Slowdown(factor=S, normal=NORMAL_PERIOD, slow=NORMAL_PERIOD / (S - 2.0))
+
+
+def capacity_multiplier(S: float) -> float:
+    """How much a type-2 slowdown cuts the tracks' rate of work, over a whole cycle: a normal
+    period of length n gets through n units of nominal work, a slow one of length s about s/S,
+    so the factor is (n + s) / (n + s/S): 2 at S = 2, 1.5 at S = 3, 1.25 at S = 5 (approximate,
+    since a job keeps the multiplier of its start). The x-axis charges every S the time-average
+    multiplier instead, 2 for all of them."""
+    sd = type2_slowdown(S)
+    if sd is None:
+        return 1.0
+    if sd.normal == 0:
+        return sd.factor
+    return (sd.normal + sd.slow) / (sd.normal + sd.slow / sd.factor)
+
+
+# -- one point -------------------------------------------------------------------------------
+
+#: The observation columns every experiment returns, in order.
+OBSERVATIONS = [
+    "offered_utilization", "relative_lateness", "status", "reason", "events", "ideal_events", "jobs",
+    "weighted_staleness", "ideal_weighted_staleness", "staleness_first_half", "staleness_second_half",
+]
+
+
+def half_staleness(trace: Any) -> tuple[float, float]:
+    """Priority-weighted staleness of a run over the first and the second half of
+    ``[warmup, horizon]``, exact (F_i is a step function, S_i = t - F_i)."""
+    w = trace.workload
+    a0, b1 = w.warmup, w.horizon
+    mid = (a0 + b1) / 2.0
+    n = len(w.tables)
+    cols = trace.columns
+    pos = np.concatenate([np.arange(n), cols["table"]])
+    start = np.concatenate([np.zeros(n), cols["finish"]])
+    fresh = np.concatenate([[t.initial_freshness for t in w.tables], cols["data_to"]])
+    order = np.lexsort((start, pos))
+    pos, start, fresh = pos[order], start[order], fresh[order]
+    end = np.append(start[1:], b1)
+    end[np.append(pos[1:] != pos[:-1], True)] = b1  # each table's last step lasts to the horizon
+    prio = np.array([t.priority for t in w.tables], dtype=float)
+
+    def area(a: float, b: float) -> float:
+        overlap = np.clip(np.minimum(end, b) - np.maximum(start, a), 0.0, None)
+        f_int = np.bincount(pos, weights=fresh * overlap, minlength=n)
+        return float(np.sum(prio * ((b * b - a * a) / 2.0 - f_int)))
+
+    return area(a0, mid), area(mid, b1)
+
+
+def run_point(workload: Workload, utilization: float, policy: str, options: dict[str, Any] | None = None) -> pd.DataFrame:
+    """One row: ``workload`` scaled to ``utilization``, run under ``policy`` and under no
+    contention. An :class:`~staleness_lab.errors.Infeasible` scheduler gives a row with status
+    ``infeasible``, its reason and NaN lateness."""
+    w = scale_to_utilization(workload, utilization)
+    offered = offered_utilization(w)
+    try:
+        result = simulate(w, policy, options=options, relative=True)
+    except Infeasible as err:
+        return pd.DataFrame(
+            {
+                "offered_utilization": [offered], "relative_lateness": [math.nan], "status": ["infeasible"],
+                "reason": [err.reason], "events": [0], "ideal_events": [0], "jobs": [0],
+                "weighted_staleness": [math.nan], "ideal_weighted_staleness": [math.nan],
+                "staleness_first_half": [math.nan], "staleness_second_half": [math.nan],
+            }
+        )
+    total = result.relative_lateness.iloc[-1]
+    first, second = half_staleness(result.trace)
+    assert result.ideal is not None
+    return pd.DataFrame(
+        {
+            "offered_utilization": [offered],
+            "relative_lateness": [float(total["relative_lateness"])],
+            "status": ["ok"],
+            "reason": [""],
+            "events": [int(result.trace.events)],
+            "ideal_events": [int(result.ideal.events)],
+            "jobs": [int(result.trace.n_jobs)],
+            "weighted_staleness": [float(total["weighted_staleness_area"])],
+            "ideal_weighted_staleness": [float(total["ideal_weighted_staleness_area"])],
+            "staleness_first_half": [first],
+            "staleness_second_half": [second],
+        }
+    )
+
+
+def _check_label(value: str, allowed: dict[str, Any] | list[str], name: str) -> None:
+    if value not in allowed:
+        raise InputError(name, f"must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+# -- the figures ----------------------------------------------------------------------------
+
+_U = Param("utilization", float, 0.9, "offered utilization per track, m * sum_i E_i(P_i)/P_i / N")
+_SEED = Param("seed", int, 0, "seed of the phases and of the random costs")
+
+
+def _horizon_param(figure: str) -> Param:
+    return Param("horizon", float, horizon(figure, "standard"), "simulated time (both runs integrate over [0, horizon])")
+
+
+def _s_param() -> Param:
+    return Param("S", float, S_DEFAULT, "slowdown factor of the slow periods (type 2: mean multiplier 2)")
+
+
+FIG5_POLICIES = ["edf-p", "max-benefit"]
+FIG6_POLICIES = ["max-benefit", "random", "edf-partitioned", "proportional"]
+FIG7_POLICIES = ["max-benefit", "edf", "random", "edf-p", "max-benefit-lookahead"]
+FIG8_INHERITANCE = ["none", "max", "sum", "max-plus"]
+FIG9_POLICIES = ["max-benefit", "edf-partitioned", "proportional"]
+#: Fig. 9's partitioners: non-aggressive; Proportional with k = 1 and M = ceil(U)/U.
+FIG9_OPTIONS: dict[str, dict[str, Any]] = {
+    "max-benefit": {},
+    "edf-partitioned": {"basic": "max-benefit", "aggressive": False},
+    "proportional": {"basic": "max-benefit", "k": 1.0, "tracks_mode": "basic", "aggressive": False},
+}
+FIG10_VARIANTS: dict[str, dict[str, Any]] = {
+    "basic": {"k": 1.0, "tracks_mode": "basic", "aggressive": False},
+    "all": {"k": 1.0, "tracks_mode": "all", "aggressive": False},
+    "all, aggressive": {"k": 1.0, "tracks_mode": "all", "aggressive": True},
+}
+#: Fig. 11: (chop factor or None, inheritance mode) per curve.
+FIG11_VARIANTS: dict[str, tuple[bool, str]] = {
+    "no chopping": (False, "none"),
+    "chopping": (True, "none"),
+    "no chopping, max inheritance": (False, "max"),
+    "chopping, max inheritance": (True, "max"),
+}
+
+
+@experiment(
+    "golab-fig4",
+    Param("S", float, 3.0, "slowdown factor of the slow periods (type 2: 1000 normal, 1000/(S-2) slow)"),
+    _U, _SEED, _horizon_param("fig4"),
+    Param("tracks", int, TRACKS, "number of tracks (the global queue runs over all of them)"),
+)
+def fig4(S: float, utilization: float, seed: int, horizon: float, tracks: int) -> pd.DataFrame:
+    """Fig. 4: Max Benefit on 30 identical Table-2 tables, one curve per slowdown factor S.
+
+    The mean multiplier is 2 for every S, so at one utilization the tables carry the same
+    nominal load and only the burstiness of the slow periods differs. The paper's "local" Max
+    Benefit is read as one global queue over the tracks (spec Sec. 6, item 8)."""
+    w = identical_tables(N_TABLES, period=PERIOD, alpha=ALPHA, beta=BETA, tracks=tracks, horizon=horizon, seed=seed,
+                         variability=VARIABILITY, slowdown=type2_slowdown(S))
+    return run_point(w, utilization, "max-benefit")
+
+
+@experiment("golab-fig5", Param("policy", str, "max-benefit", "edf-p or max-benefit"), _U, _SEED,
+            _horizon_param("fig5"), _s_param())
+def fig5(policy: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
+    """Fig. 5: EDF-P against Max Benefit on two classes of 15 tables, beta 0.1 and beta 0.01.
+
+    Classes differ only in beta (the text's "ten times faster" is read as the beta = 0.01
+    class, spec Sec. 6 item 9); alpha 1, period 100, priority 1; type-2 slowdown."""
+    _check_label(policy, FIG5_POLICIES, "policy")
+    w = two_classes(N_TABLES // 2, {"beta": 0.1}, {"beta": 0.01}, tracks=TRACKS, horizon=horizon, seed=seed,
+                    variability=VARIABILITY, slowdown=type2_slowdown(S))
+    return run_point(w, utilization, policy)
+
+
+@experiment("golab-fig6", Param("policy", str, "max-benefit", ", ".join(FIG6_POLICIES)), _U, _SEED,
+            _horizon_param("fig6"), Param("tracks", int, 5, "number of tracks (the paper: 5)"))
+def fig6(policy: str, utilization: float, seed: int, horizon: float, tracks: int) -> pd.DataFrame:
+    """Fig. 6: global Max Benefit, Random, EDF-Partitioned and Proportional on 30 identical
+    tables, no slowdown, 5 tracks.
+
+    Partitioners use the default options (Max Benefit basic algorithm, non-aggressive,
+    Proportional with k = 1 and all tracks). Above U = 6/7 the EDF packing needs 6 tracks:
+    those points are infeasible rows."""
+    _check_label(policy, FIG6_POLICIES, "policy")
+    w = identical_tables(N_TABLES, period=PERIOD, alpha=ALPHA, beta=BETA, tracks=tracks, horizon=horizon, seed=seed,
+                         variability=VARIABILITY)
+    return run_point(w, utilization, policy)
+
+
+@experiment("golab-fig7", Param("policy", str, "max-benefit", ", ".join(FIG7_POLICIES)), _U, _SEED,
+            _horizon_param("fig7"), _s_param())
+def fig7(policy: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
+    """Fig. 7: Max Benefit against EDF and Random on two classes of 15 Table-2 tables, priority
+    1 and priority 10; type-2 slowdown.
+
+    EDF-P and Max Benefit with Lookahead run too: the paper reports that they did not differ
+    measurably from Max Benefit (acceptance check 15)."""
+    _check_label(policy, FIG7_POLICIES, "policy")
+    w = two_classes(N_TABLES // 2, {"priority": 1.0}, {"priority": 10.0}, tracks=TRACKS, horizon=horizon, seed=seed,
+                    variability=VARIABILITY, slowdown=type2_slowdown(S))
+    return run_point(w, utilization, policy)
+
+
+@experiment("golab-fig8", Param("inheritance", str, "none", ", ".join(FIG8_INHERITANCE)), _U, _SEED,
+            _horizon_param("fig8"), _s_param(), Param("plus", float, 2.0, "factor K of max-plus inheritance"))
+def fig8(inheritance: str, utilization: float, seed: int, horizon: float, S: float, plus: float) -> pd.DataFrame:
+    """Fig. 8: Max Benefit with each priority inheritance mode on 30 chains of depth 3.
+
+    Base table priority 0.001, middle view 1, top view 1, 10 or 100 (ten chains each); every
+    table alpha 1, beta 0.1, a view's period that of its base (100). 30 chains rather than
+    "30 jobs" so that the three top priorities come in equal numbers (spec Sec. 6 item 7);
+    max-plus is the recursive reading with K = ``plus`` (item 6); type-2 slowdown."""
+    _check_label(inheritance, FIG8_INHERITANCE, "inheritance")
+    w = chains(N_TABLES, 3, priorities=((0.001,), (1.0,), (1.0, 10.0, 100.0)), period=PERIOD, alpha=ALPHA, beta=BETA,
+               tracks=TRACKS, horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S))
+    options: dict[str, Any] = {"inheritance": inheritance}
+    if inheritance == "max-plus":
+        options["plus"] = plus
+    return run_point(w, utilization, "max-benefit", options)
+
+
+def _fig9_workload(horizon: float, seed: int, S: float) -> Workload:
+    return two_classes(N_TABLES // 2, {"period": 100.0, "priority": 100.0}, {"period": 10_000.0, "priority": 1.0},
+                       tracks=TRACKS, horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S))
+
+
+@experiment("golab-fig9", Param("policy", str, "max-benefit", ", ".join(FIG9_POLICIES)), _U, _SEED,
+            _horizon_param("fig9"), _s_param())
+def fig9(policy: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
+    """Fig. 9: global Max Benefit, EDF-Partitioned and Proportional on 15 short tables (period
+    100, priority 100) and 15 long ones (period 10 000, priority 1); type-2 slowdown.
+
+    Both partitioners are non-aggressive with Max Benefit as basic algorithm; Proportional
+    clusters with k = 1 (period rule) and uses M = ceil(U)/U ("basic")."""
+    _check_label(policy, FIG9_POLICIES, "policy")
+    return run_point(_fig9_workload(horizon, seed, S), utilization, policy, FIG9_OPTIONS[policy])
+
+
+@experiment("golab-fig10", Param("variant", str, "all", ", ".join(FIG10_VARIANTS)), _U, _SEED,
+            _horizon_param("fig10"), _s_param())
+def fig10(variant: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
+    """Fig. 10: Proportional on the Fig. 9 workload: "basic" (M = ceil(U)/U, non-aggressive),
+    "all" (M = N/U, non-aggressive) and "all, aggressive"; k = 1, Max Benefit basic algorithm."""
+    _check_label(variant, FIG10_VARIANTS, "variant")
+    return run_point(_fig9_workload(horizon, seed, S), utilization, "proportional", FIG10_VARIANTS[variant])
+
+
+@experiment("golab-fig11", Param("variant", str, "chopping", ", ".join(FIG11_VARIANTS)), _U, _SEED,
+            _horizon_param("fig11"), _s_param(), Param("chop", float, 3.0, "chopping factor c (a job loads <= c periods)"))
+def fig11(variant: str, utilization: float, seed: int, horizon: float, S: float, chop: float) -> pd.DataFrame:
+    """Fig. 11: Max Benefit with and without update chopping (c = 3) on 30 chains of depth 2
+    (base priority 1, view priority 10); type-2 slowdown.
+
+    The paper does not say whether inheritance was on; the plain curves have none, the two
+    extra curves repeat them with Max inheritance (spec Sec. 6 item 12)."""
+    _check_label(variant, FIG11_VARIANTS, "variant")
+    chopped, inheritance = FIG11_VARIANTS[variant]
+    w = chains(N_TABLES, 2, priorities=((1.0,), (10.0,)), period=PERIOD, alpha=ALPHA, beta=BETA, tracks=TRACKS,
+               horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S),
+               chop=chop if chopped else None)
+    return run_point(w, utilization, "max-benefit", {"inheritance": inheritance})
+
+
+# -- a small partitioned schedule to look at ---------------------------------------------------
+
+
+def sec44_workload(tracks: int = 2, **overrides: Any) -> Workload:
+    """The jobs of the paper's Sec. 3.2.4 example (spec Sec. 4.4-4.5): J1 (P 4, E 1), J2 (4, 1),
+    J3 (8, 2), J4 (10, 1.25) as periodic tables with alpha = E and beta = 0."""
+    from staleness_lab.model import Table
+
+    specs = [("J1", 4.0, 1.0), ("J2", 4.0, 1.0), ("J3", 8.0, 2.0), ("J4", 10.0, 1.25)]
+    tables = tuple(Table(name=n, period=p, alpha=e, beta=0.0, priority=1.0) for n, p, e in specs)
+    return Workload(tables=tables, tracks=tracks, horizon=100.0).with_overrides(**overrides)
+
+
+def partitioned_demo(horizon: float = 80.0, seed: int = 0, basic: str = "edf") -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    """A short EDF-Partitioned run on the Sec. 3.2.4 jobs (2 tracks, cost variability 0.5):
+    ``(result, packing, jobs)``. ``packing``: per track its home tables, U_r, Emax_r, Pmin_r;
+    ``jobs``: the run's jobs with each table's ``home`` track and ``placement`` ("home",
+    "free" or "promoted")."""
+    from staleness_lab.policies import partitioned
+
+    w = sec44_workload(horizon=horizon, seed=seed, variability=VARIABILITY)
+    packing = partitioned.pack(w)
+    names = [t.name for t in w.tables]
+    promo = partitioned.promotable(packing, w)
+    table = pd.DataFrame(
+        {
+            "track": range(packing.needed),
+            "home tables": [", ".join(names[i] for i in members) for members in packing.tracks],
+            "U_r": packing.utilization,
+            "Emax_r": packing.emax,
+            "Pmin_r": packing.pmin,
+            "may take by promotion": [
+                ", ".join(names[i] for i, r in sorted(promo) if r == track) or "-" for track in range(packing.needed)
+            ],
+        }
+    )
+    result = simulate(w, "edf-partitioned", options={"basic": basic})
+    jobs = result.jobs.copy()
+    jobs["home"] = [packing.home[w.index[n]] for n in jobs["table"]]
+    free = set(packing.free)
+    jobs["placement"] = [
+        "home" if t == h else ("free" if t in free else "promoted") for t, h in zip(jobs["track"], jobs["home"])
+    ]
+    return result, table, jobs
+
+
+# -- the figures' descriptions and grids ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure: its experiment, the parameter that tells its curves apart, the curves, the
+    utilization axis, the paper's claim and the event-rate bound that sets its horizon."""
+
+    name: str
+    experiment: str
+    curve: str
+    curves: tuple[Any, ...]
+    utilizations: tuple[float, ...]
+    title: str
+    claim: str
+    run: Callable[..., pd.DataFrame]
+
+    @property
+    def event_rate(self) -> float:
+        """A lower bound of (events of a scheduled run) / horizon over the figure's sweep."""
+        return SIZING[self.name][0]
+
+    @property
+    def min_horizon(self) -> float:
+        """The shortest horizon worth simulating (several slow periods and long periods)."""
+        return SIZING[self.name][1]
+
+
+FIGURES: dict[str, Figure] = {
+    f.name: f
+    for f in [
+        Figure(
+            "fig4", "golab-fig4", "S", (2.0, 2.5, 3.0, 4.0, 5.0), tuple(U_SWEEP),
+            "Fig. 4: Max Benefit under alternating slowdowns of factor S (30 identical tables, 4 tracks)",
+            "At the same offered load, a harsher slowdown factor S makes lateness grow much more, while "
+            "alpha, beta and the number of tracks matter little.",
+            fig4,
+        ),
+        Figure(
+            "fig5", "golab-fig5", "policy", tuple(FIG5_POLICIES), tuple(U_SWEEP),
+            "Fig. 5: EDF-P vs Max Benefit, two classes (beta 0.1 and 0.01)",
+            "EDF-P is slightly better where lateness first appears, Max Benefit is better once the load is "
+            "high, so Max Benefit is the safer choice.",
+            fig5,
+        ),
+        Figure(
+            "fig6", "golab-fig6", "policy", tuple(FIG6_POLICIES), tuple(U_SWEEP_FIG6),
+            "Fig. 6: 30 identical tables, no slowdown, 5 tracks",
+            "Every scheduler stays near the ideal up to about full load and stays stable beyond it; "
+            "EDF-Partitioned is the worst (worse than Random) because its full tracks leave no room for "
+            "promotion, and Proportional matches global Max Benefit.",
+            fig6,
+        ),
+        Figure(
+            "fig7", "golab-fig7", "policy", tuple(FIG7_POLICIES), tuple(U_SWEEP),
+            "Fig. 7: two priority classes (1 and 10)",
+            "Max Benefit, which weighs priorities, keeps lateness far below EDF and Random, which ignore them.",
+            fig7,
+        ),
+        Figure(
+            "fig8", "golab-fig8", "inheritance", tuple(FIG8_INHERITANCE), tuple(U_SWEEP),
+            "Fig. 8: Max Benefit with priority inheritance, 30 chains of depth 3",
+            "Without inheritance lateness is poor because base tables feeding important views starve; the "
+            "inheritance modes are close to each other, Max the best overall and Sum the worst.",
+            fig8,
+        ),
+        Figure(
+            "fig9", "golab-fig9", "policy", tuple(FIG9_POLICIES), tuple(U_SWEEP),
+            "Fig. 9: short important tables (period 100, p 100) and long ones (period 10 000, p 1)",
+            "Global Max Benefit does badly because long jobs block short important ones; EDF-Partitioned is "
+            "much better at low load but worse than global at high load; Proportional is best overall.",
+            fig9,
+        ),
+        Figure(
+            "fig10", "golab-fig10", "variant", tuple(FIG10_VARIANTS), tuple(U_SWEEP),
+            "Fig. 10: Proportional variants on the Fig. 9 workload",
+            "Spreading the clusters over all tracks beats the basic allocation at low load, and the "
+            "aggressive all-tracks variant does well at every load.",
+            fig10,
+        ),
+        Figure(
+            "fig11", "golab-fig11", "variant", tuple(FIG11_VARIANTS), tuple(U_SWEEP),
+            "Fig. 11: Max Benefit with and without update chopping (c = 3), 30 chains of depth 2",
+            "Chopping large overdue updates into pieces of at most three periods lowers lateness.",
+            fig11,
+        ),
+    ]
+}
+
+#: The curve parameter of each figure (``policy``, ``inheritance``, ``variant`` or ``S``).
+CURVE = {name: f.curve for name, f in FIGURES.items()}
+#: Each figure's experiment name.
+EXPERIMENTS = {name: f.experiment for name, f in FIGURES.items()}
+
+
+def figure(name: str | int) -> Figure:
+    """The :class:`Figure` ``fig4`` ... ``fig11`` (``4`` and ``golab-fig4`` work too)."""
+    return FIGURES[_figure_key(name)]
+
+
+def utilizations(name: str, profile: str) -> list[float]:
+    """The utilization points of the figure at the profile (all of them but at ``quick``)."""
+    fig = figure(name)
+    _check_profile(profile)
+    if profile == "quick":
+        return list(U_QUICK)
+    return list(fig.utilizations)
+
+
+def grid(name: str, profile: str) -> dict[str, Any]:
+    """The sweep grid of a figure at a profile, for :func:`~staleness_lab.experiments.runner.run_grid`:
+    every curve, the profile's utilizations and seeds, the horizon fixed."""
+    fig = figure(name)
+    return {
+        fig.curve: list(fig.curves),
+        "utilization": utilizations(name, profile),
+        "seed": list(SEEDS[profile]),
+        "fixed": {"horizon": horizon(name, profile)},
+    }
+
+
+def points(profile: str) -> dict[str, int]:
+    """Rows per figure at the profile."""
+    out = {}
+    for name in FIGURES:
+        g = grid(name, profile)
+        out[name] = len(g[figure(name).curve]) * len(g["utilization"]) * len(g["seed"])
+    return out
+
+
+def run(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
+        use_cache: bool = True, progress: bool = False) -> pd.DataFrame:
+    """The figure's sweep at the profile as one tidy frame (``run_grid`` with :func:`grid`);
+    ``cache_dir=None`` (the default) recomputes every row."""
+    from staleness_lab.experiments.runner import run_grid
+
+    fig = figure(name)
+    return run_grid(fig.experiment, grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,
+                    use_cache=use_cache, progress=progress)
+
+
+def summarize(frame: pd.DataFrame, name: str, column: str = "relative_lateness") -> pd.DataFrame:
+    """Mean of ``column`` over seeds per (utilization, curve), one column per curve (in the
+    figure's order); NaN where any seed is NaN (an infeasible point stays missing)."""
+    curve = figure(name).curve
+    mean = frame.groupby([curve, "utilization"], sort=False)[column].agg(
+        lambda s: s.mean() if len(s) and s.notna().all() else math.nan
+    )
+    table = mean.unstack(curve)
+    order = [c for c in figure(name).curves if c in table.columns]
+    return table[order + [c for c in table.columns if c not in order]].sort_index()
