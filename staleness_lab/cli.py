@@ -96,10 +96,8 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.trace_out is not None:
         check_output_dir(args.trace_out, "--trace-out")
     try:
-        result = simulate(
-            workload, args.policy, options=options, relative=args.relative,
-            tracks=args.tracks, horizon=args.horizon, seed=args.seed,
-        )
+        given = {key: getattr(args, key) for key in ("tracks", "horizon", "seed") if getattr(args, key) is not None}
+        result = simulate(workload, args.policy, options=options, relative=args.relative, **given)
     except Infeasible as result_:
         if args.json:
             print(json.dumps({"status": "infeasible", "reason": result_.reason, "policy": args.policy, "version": __version__}))

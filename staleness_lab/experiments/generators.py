@@ -8,6 +8,7 @@ utilization reached by scaling alpha and beta by a common factor. Phases are dra
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -133,22 +134,47 @@ def chains(
     return Workload(tables=tuple(tables), tracks=tracks, horizon=horizon, seed=seed, **_globals(options))
 
 
-def mean_slowdown(slowdown: Slowdown | None) -> float:
-    """The long-run mean cost multiplier of a slowdown schedule (1 without one)."""
+def work_rate_multiplier(slowdown: Slowdown | None) -> float:
+    """How many times longer the tracks take to get through a given amount of nominal work over
+    a whole slowdown cycle (1 without a slowdown): a normal period of length ``n`` does ``n``
+    units of work, a slow one of length ``s`` does ``s / S``, so the multiplier is
+    ``(n + s) / (n + s / S)``. This, not the time average of the multiplier
+    (``1 + (S - 1) s / (n + s)``), is what decides where a track saturates, so it is the ``m``
+    of the x-axis. Exact in the limit of jobs short against the periods (a job keeps the
+    multiplier of its start)."""
     if slowdown is None:
         return 1.0
     if slowdown.normal == 0:
         return slowdown.factor
-    slow_share = slowdown.slow / (slowdown.normal + slowdown.slow)
-    return 1.0 + (slowdown.factor - 1.0) * slow_share
+    cycle = slowdown.normal + slowdown.slow
+    return cycle / (slowdown.normal + slowdown.slow / slowdown.factor)
 
 
 def offered_utilization(workload: Workload) -> float:
-    """U_tot: mean slowdown multiplier times sum_i E_i(P_i)/P_i, per track (the x-axis of
-    Golab et al.'s figures as the spec reads it, Sec. 6 item 4). Every table needs a period."""
+    """U_tot = m * sum_i E_i(P_i)/P_i / N: the offered load per track, with ``m`` the slowdown's
+    :func:`work_rate_multiplier` (the x-axis of Golab et al.'s figures, spec Sec. 6 item 4, with
+    the mean multiplier read as a rate of work), so ``U_tot = 1`` is where the tracks saturate
+    whatever the slowdown. Every table needs a period."""
     workload.require_periods("offered utilization")
     total = sum(u for u in workload.utilization() if u is not None)
-    return mean_slowdown(workload.slowdown) * total / workload.tracks
+    return work_rate_multiplier(workload.slowdown) * total / workload.tracks
+
+
+def merging_limit(workload: Workload) -> float:
+    """The offered utilization (:func:`offered_utilization`) above which the tracks cannot keep up
+    even by merging each table's pending data into one job. Merging spreads the start-up cost
+    ``alpha_i`` over ever more data, but every table gains one time unit of data per time unit
+    and each costs ``beta_i``, so in the long run the tracks must do ``m * sum_i beta_i`` units
+    of work per unit of time against a capacity of ``N``. Below the limit an overload is
+    transient (Golab et al., Sec. 4.3: "more than the offered 100 percent workload can be
+    performed"); above it staleness grows without bound, so relative lateness grows with the
+    horizon. It does not change when :func:`scale_to_utilization` scales alpha and beta
+    together: ``sum_i (alpha_i / P_i + beta_i) / sum_i beta_i`` (1.1 for Table 2)."""
+    workload.require_periods("merging limit")
+    rate = sum(t.beta for t in workload.tables)
+    if rate == 0:
+        return math.inf
+    return offered_utilization(workload) * workload.tracks / (work_rate_multiplier(workload.slowdown) * rate)
 
 
 def scale_to_utilization(workload: Workload, target: float) -> Workload:

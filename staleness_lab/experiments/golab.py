@@ -5,6 +5,10 @@
 Every experiment returns one row per (curve, utilization, seed): the relative lateness of one
 scheduler on one seeded workload, i.e. its priority-weighted staleness over ``[0, horizon]``
 divided by that of the same workload with unlimited tracks (``simulate(..., relative=True)``).
+Each row also carries the point's ``merging_limit``
+(:func:`~staleness_lab.experiments.generators.merging_limit`): above it the tracks fall behind
+for good, staleness grows without bound and relative lateness grows with the horizon, so the
+profiles agree there on the ordering of the curves, not on their level.
 
 Common setup (the spec digest's Sec. 5.0, with its design choices):
 
@@ -12,14 +16,22 @@ Common setup (the spec digest's Sec. 5.0, with its design choices):
   cost variability ``b = 0.5`` (actual cost uniform on ``[0.5 E, 1.5 E]``), 4 tracks, priority
   1, phases uniform in ``[0, P)`` drawn from the seed.
 * The x-axis is the offered load per track, ``U_tot = m * sum_i E_i(P_i) / P_i / N``, with ``m``
-  the long-run mean slowdown multiplier; a point reaches its target by multiplying every alpha
-  and beta by one factor (:func:`~staleness_lab.experiments.generators.scale_to_utilization`).
-  Partitioners see the point's nominal ``E_i(P_i)`` (no slowdown, no randomness).
+  the slowdown's long-run work-rate multiplier
+  (:func:`~staleness_lab.experiments.generators.work_rate_multiplier`); a point reaches its
+  target by multiplying every alpha and beta by one factor
+  (:func:`~staleness_lab.experiments.generators.scale_to_utilization`). Partitioners see the
+  point's nominal ``E_i(P_i)`` (no slowdown, no randomness).
 * Type-2 slowdown ("alternating normal and slow periods", every figure but Fig. 6): a job
-  starting in a slow period costs ``S`` times more; normal periods last 1000 time units and slow
-  ones ``1000 / (S - 2)``, so the slow share of time is ``1 / (S - 1)`` and the mean multiplier
-  is 2 for every ``S`` (the paper tunes the periods so mean execution time doubles); ``S = 2``
-  is slow all the time. ``S = 3`` unless the figure varies it.
+  starting in a slow period costs ``S`` times more. The paper tunes the period lengths "so that
+  the mean execution time is double the normal one"; we read that as the tracks getting
+  through half their nominal work per unit time, for every ``S``: normal periods last 1000 time
+  units and slow ones ``1000 * S / (S - 2)``, so ``m = 2`` and ``U_tot = 1`` is saturation for
+  every ``S``. (The spec digest's reading, a slow share of time of ``1 / (S - 1)``, makes the
+  *time average* of the multiplier 2 but leaves the tracks ``(S - 1) / S`` of their speed:
+  2/3 at ``S = 3``, 4/5 at ``S = 5``. Its x-axis then overstates the load by 1.33x at ``S = 3``,
+  so a sweep to 1.2 never saturates, and at equal x a small ``S`` is the heavier load, which
+  reverses Fig. 4's ordering for a reason that has nothing to do with burstiness.) ``S = 2`` is
+  slow all the time; ``S = 3`` unless the figure varies it.
 * Which reading of the paper each figure takes is in its experiment's docstring.
 
 A point a partitioner cannot run (EDF-Partitioned's packing needs more tracks than there are)
@@ -30,8 +42,8 @@ Profiles (:func:`grid`): ``full`` runs at the paper's scale (each scheduled run 
 :func:`events_per_point` ``("full")`` = 10^6 events, the unlimited-track run comes on top);
 ``standard`` keeps every point and every curve at a shorter horizon (what ``make run``
 renders); ``quick`` is a few points over a short horizon, for tests. The horizon of a figure is
-its profile's event target divided by a lower bound of the event rate its scheduled runs show
-(see :data:`SIZING`), so the target is met at every point.
+long enough for its profile's event target in data arrivals alone (see :data:`SIZING`), so the
+target is met at every point, however overloaded.
 """
 
 from __future__ import annotations
@@ -49,6 +61,7 @@ from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.experiments.generators import (
     chains,
     identical_tables,
+    merging_limit,
     offered_utilization,
     scale_to_utilization,
     two_classes,
@@ -59,6 +72,8 @@ from staleness_lab.model import Slowdown, Workload
 #: Table 2 of the paper.
 N_TABLES = 30
 PERIOD = 100.0
+#: The long class of Figs. 9-10 (its short class has PERIOD).
+LONG_PERIOD = 10_000.0
 ALPHA = 1.0
 BETA = 0.1
 VARIABILITY = 0.5
@@ -83,20 +98,22 @@ U_SWEEP_FIG6 = [round(0.5 + 0.05 * k, 2) for k in range(17)]
 U_QUICK = [0.6, 0.8, 0.9, 1.05, 1.2]
 
 
-#: Per figure: a lower bound of (events of a scheduled run) / horizon -- the smallest rate over
-#: every curve and utilization of a one-seed sweep, less about 10 % (over the three-seed standard
-#: sweep the smallest run then still sees 5-15 % more events than the target) -- and the
-#: shortest horizon worth running (several slow periods; for Figs. 9-10 several periods of the
-#: long class). The most overloaded points have the lowest rates: merged jobs complete less often.
+#: Per figure: the data arrivals per unit of time of its workload (30 feeds of period 100, or
+#: for Figs. 9-10 15 of period 100 and 15 of period 10 000), and the shortest horizon worth
+#: running (several slow periods; for Figs. 9-10 several periods of the long class). Every
+#: arrival is an event, so a horizon of (target + feeds) / arrival rate meets the event target
+#: at every point, whatever the load: overloaded points merge their data into ever fewer,
+#: larger jobs, so completions can be few, and at the top of the sweeps a run sees only 1-7 %
+#: more events than it has arrivals.
 SIZING: dict[str, tuple[float, float]] = {
-    "fig4": (0.29, 10_000.0),
-    "fig5": (0.41, 10_000.0),
-    "fig6": (0.28, 5_000.0),
-    "fig7": (0.40, 10_000.0),
-    "fig8": (0.68, 10_000.0),
-    "fig9": (0.20, 40_000.0),
-    "fig10": (0.20, 40_000.0),
-    "fig11": (0.54, 10_000.0),
+    "fig4": (N_TABLES / PERIOD, 10_000.0),
+    "fig5": (N_TABLES / PERIOD, 10_000.0),
+    "fig6": (N_TABLES / PERIOD, 5_000.0),
+    "fig7": (N_TABLES / PERIOD, 10_000.0),
+    "fig8": (N_TABLES / PERIOD, 10_000.0),
+    "fig9": (N_TABLES / 2 / PERIOD + N_TABLES / 2 / LONG_PERIOD, 40_000.0),
+    "fig10": (N_TABLES / 2 / PERIOD + N_TABLES / 2 / LONG_PERIOD, 40_000.0),
+    "fig11": (N_TABLES / PERIOD, 10_000.0),
 }
 
 
@@ -122,45 +139,35 @@ def events_per_point(profile: str) -> int:
 
 
 def horizon(name: str, profile: str) -> float:
-    """The figure's horizon at the profile: the event target over the figure's event-rate
-    bound, rounded up to a multiple of 1000, and at least its minimum horizon."""
+    """The figure's horizon at the profile: enough time for the profile's event target in data
+    arrivals alone (a feed whose phase falls late may arrive once less than ``horizon / P``,
+    hence the ``N_TABLES`` on top), rounded up to a multiple of 1000, and at least the figure's
+    minimum horizon."""
     key = _figure_key(name)
     rate, shortest = SIZING[key]
-    h = events_per_point(profile) / rate
+    h = (events_per_point(profile) + N_TABLES) / rate
     return float(max(shortest, 1000.0 * math.ceil(h / 1000.0)))
 
 
 def type2_slowdown(S: float) -> Slowdown | None:
-    """Alternating normal (1000) and slow (1000 / (S - 2)) periods, mean multiplier 2;
-    ``S = 2`` is slow all the time; ``S = 1`` means no slowdown."""
+    """Alternating normal (1000) and slow (``1000 * S / (S - 2)``) periods: the tracks do half
+    their nominal work per unit time over a cycle (work-rate multiplier 2) for every ``S``, so
+    ``S`` changes only how bursty the slowdown is. ``S = 2`` is slow all the time; ``S = 1``
+    means no slowdown."""
     if S == 1.0:
         return None
     if S < 2.0:
-        raise InputError("S", f"the type-2 slowdown needs S >= 2 (mean multiplier 2) or S = 1 (none), got {S}")
+        raise InputError("S", f"the type-2 slowdown needs S >= 2 (work-rate multiplier 2) or S = 1 (none), got {S}")
     if S == 2.0:
         return Slowdown(factor=2.0, normal=0.0, slow=NORMAL_PERIOD)
-    return Slowdown(factor=S, normal=NORMAL_PERIOD, slow=NORMAL_PERIOD / (S - 2.0))
-
-
-def capacity_multiplier(S: float) -> float:
-    """How much a type-2 slowdown cuts the tracks' rate of work, over a whole cycle: a normal
-    period of length n gets through n units of nominal work, a slow one of length s about s/S,
-    so the factor is (n + s) / (n + s/S): 2 at S = 2, 1.5 at S = 3, 1.25 at S = 5 (approximate,
-    since a job keeps the multiplier of its start). The x-axis charges every S the time-average
-    multiplier instead, 2 for all of them."""
-    sd = type2_slowdown(S)
-    if sd is None:
-        return 1.0
-    if sd.normal == 0:
-        return sd.factor
-    return (sd.normal + sd.slow) / (sd.normal + sd.slow / sd.factor)
+    return Slowdown(factor=S, normal=NORMAL_PERIOD, slow=NORMAL_PERIOD * S / (S - 2.0))
 
 
 # -- one point -------------------------------------------------------------------------------
 
 #: The observation columns every experiment returns, in order.
 OBSERVATIONS = [
-    "offered_utilization", "relative_lateness", "status", "reason", "events", "ideal_events", "jobs",
+    "offered_utilization", "merging_limit", "relative_lateness", "status", "reason", "events", "ideal_events", "jobs",
     "weighted_staleness", "ideal_weighted_staleness", "staleness_first_half", "staleness_second_half",
 ]
 
@@ -196,12 +203,14 @@ def run_point(workload: Workload, utilization: float, policy: str, options: dict
     ``infeasible``, its reason and NaN lateness."""
     w = scale_to_utilization(workload, utilization)
     offered = offered_utilization(w)
+    limit = merging_limit(w)
     try:
         result = simulate(w, policy, options=options, relative=True)
     except Infeasible as err:
         return pd.DataFrame(
             {
-                "offered_utilization": [offered], "relative_lateness": [math.nan], "status": ["infeasible"],
+                "offered_utilization": [offered], "merging_limit": [limit], "relative_lateness": [math.nan],
+                "status": ["infeasible"],
                 "reason": [err.reason], "events": [0], "ideal_events": [0], "jobs": [0],
                 "weighted_staleness": [math.nan], "ideal_weighted_staleness": [math.nan],
                 "staleness_first_half": [math.nan], "staleness_second_half": [math.nan],
@@ -213,6 +222,7 @@ def run_point(workload: Workload, utilization: float, policy: str, options: dict
     return pd.DataFrame(
         {
             "offered_utilization": [offered],
+            "merging_limit": [limit],
             "relative_lateness": [float(total["relative_lateness"])],
             "status": ["ok"],
             "reason": [""],
@@ -243,7 +253,7 @@ def _horizon_param(figure: str) -> Param:
 
 
 def _s_param() -> Param:
-    return Param("S", float, S_DEFAULT, "slowdown factor of the slow periods (type 2: mean multiplier 2)")
+    return Param("S", float, S_DEFAULT, "slowdown factor of the slow periods (type 2: work-rate multiplier 2)")
 
 
 FIG5_POLICIES = ["edf-p", "max-benefit"]
@@ -273,15 +283,15 @@ FIG11_VARIANTS: dict[str, tuple[bool, str]] = {
 
 @experiment(
     "golab-fig4",
-    Param("S", float, 3.0, "slowdown factor of the slow periods (type 2: 1000 normal, 1000/(S-2) slow)"),
+    Param("S", float, 3.0, "slowdown factor of the slow periods (type 2: 1000 normal, 1000*S/(S-2) slow)"),
     _U, _SEED, _horizon_param("fig4"),
     Param("tracks", int, TRACKS, "number of tracks (the global queue runs over all of them)"),
 )
 def fig4(S: float, utilization: float, seed: int, horizon: float, tracks: int) -> pd.DataFrame:
     """Fig. 4: Max Benefit on 30 identical Table-2 tables, one curve per slowdown factor S.
 
-    The mean multiplier is 2 for every S, so at one utilization the tables carry the same
-    nominal load and only the burstiness of the slow periods differs. The paper's "local" Max
+    The work-rate multiplier is 2 for every S, so at one utilization the tables carry the same
+    load against the same long-run capacity and only the burstiness of the slow periods differs. The paper's "local" Max
     Benefit is read as one global queue over the tracks (spec Sec. 6, item 8)."""
     w = identical_tables(N_TABLES, period=PERIOD, alpha=ALPHA, beta=BETA, tracks=tracks, horizon=horizon, seed=seed,
                          variability=VARIABILITY, slowdown=type2_slowdown(S))
@@ -349,7 +359,7 @@ def fig8(inheritance: str, utilization: float, seed: int, horizon: float, S: flo
 
 
 def _fig9_workload(horizon: float, seed: int, S: float) -> Workload:
-    return two_classes(N_TABLES // 2, {"period": 100.0, "priority": 100.0}, {"period": 10_000.0, "priority": 1.0},
+    return two_classes(N_TABLES // 2, {"period": PERIOD, "priority": 100.0}, {"period": LONG_PERIOD, "priority": 1.0},
                        tracks=TRACKS, horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S))
 
 
@@ -454,8 +464,8 @@ class Figure:
     run: Callable[..., pd.DataFrame]
 
     @property
-    def event_rate(self) -> float:
-        """A lower bound of (events of a scheduled run) / horizon over the figure's sweep."""
+    def arrival_rate(self) -> float:
+        """Data arrivals per unit of time: a lower bound of (events of a run) / horizon."""
         return SIZING[self.name][0]
 
     @property

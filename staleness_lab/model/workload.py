@@ -183,9 +183,10 @@ class Workload:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def with_overrides(self, **overrides: Any) -> "Workload":
-        """A copy with some global keys replaced (``tracks``, ``horizon``, ``seed``, ...), re-validated."""
+        """A copy with the given global keys replaced (``tracks``, ``horizon``, ``seed``, ...),
+        re-validated. Every key given is applied as is: ``None`` clears an optional key
+        (``variability``, ``slowdown``, ``chop``) and is bad input for a required one."""
         unknown = set(overrides) - {"tracks", "horizon", "seed", "variability", "slowdown", "warmup", "chop", "tables"}
         if unknown:
             raise InputError(sorted(unknown)[0], "is not a workload key that can be overridden")
-        given = {k: v for k, v in overrides.items() if v is not None}
-        return replace(self, **given)
+        return replace(self, **overrides)

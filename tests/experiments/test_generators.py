@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,10 +13,11 @@ from staleness_lab.experiments.generators import (
     chains,
     heterogeneous_tables,
     identical_tables,
-    mean_slowdown,
+    merging_limit,
     offered_utilization,
     scale_to_utilization,
     two_classes,
+    work_rate_multiplier,
 )
 from staleness_lab.model import Slowdown
 
@@ -75,7 +78,7 @@ def test_scale_to_utilization_counts_the_slowdown() -> None:
     scaled = scale_to_utilization(base, 0.8)
     assert offered_utilization(scaled) == pytest.approx(0.8, rel=1e-12)
     nominal = sum(scaled.utilization()) / scaled.tracks
-    assert nominal * 2.0 == pytest.approx(0.8, rel=1e-12)  # mean multiplier 1 + (3-1)/2 = 2
+    assert nominal * 1.5 == pytest.approx(0.8, rel=1e-12)  # work-rate multiplier 20 / (10 + 10/3) = 1.5
 
 
 def test_scale_to_utilization_rejects_a_non_positive_target() -> None:
@@ -115,8 +118,32 @@ def test_chains_structure() -> None:
         chains(2, 0)
 
 
-def test_mean_slowdown() -> None:
-    assert mean_slowdown(None) == 1.0
-    assert mean_slowdown(Slowdown(factor=4.0, normal=0.0, slow=5.0)) == 4.0
-    assert mean_slowdown(Slowdown(factor=4.0, normal=5.0, slow=0.0)) == 1.0
-    assert mean_slowdown(Slowdown(factor=3.0, normal=30.0, slow=10.0)) == pytest.approx(1.5)
+def test_work_rate_multiplier() -> None:
+    assert work_rate_multiplier(None) == 1.0
+    assert work_rate_multiplier(Slowdown(factor=4.0, normal=0.0, slow=5.0)) == 4.0
+    assert work_rate_multiplier(Slowdown(factor=4.0, normal=5.0, slow=0.0)) == 1.0
+    # 30 normal units do 30 units of work, 10 slow ones at S = 3 do 10/3: 40 / (100/3) = 1.2
+    # (the time average of the multiplier would be 1.5)
+    assert work_rate_multiplier(Slowdown(factor=3.0, normal=30.0, slow=10.0)) == pytest.approx(1.2)
+
+
+def test_merging_limit() -> None:
+    table2 = identical_tables(30, period=100.0, alpha=1.0, beta=0.1, tracks=4)
+    assert merging_limit(table2) == pytest.approx(1.1)
+    assert merging_limit(scale_to_utilization(table2, 0.7)) == pytest.approx(1.1)  # invariant under scaling
+    slowed = identical_tables(30, period=100.0, alpha=1.0, beta=0.1, slowdown={"factor": 3.0, "normal": 10.0, "slow": 30.0})
+    assert merging_limit(slowed) == pytest.approx(1.1)  # the slowdown scales both sides
+    assert merging_limit(identical_tables(3, alpha=2.0, beta=0.0)) == math.inf  # fixed costs: merging always catches up
+
+
+@pytest.mark.parametrize(("fraction", "grows"), [(0.9, False), (1.15, True)])
+def test_staleness_grows_without_bound_only_above_the_merging_limit(fraction: float, grows: bool) -> None:
+    """Exact staleness of the first and second half of a run: steady below the limit, growing
+    above it (no slowdown, no cost noise, so the only question is the long-run work rate)."""
+    from staleness_lab.api import simulate
+    from staleness_lab.experiments.golab import half_staleness
+
+    w = identical_tables(30, period=100.0, alpha=1.0, beta=0.1, tracks=4, horizon=200_000.0, seed=1)
+    w = scale_to_utilization(w, fraction * merging_limit(w))
+    first, second = half_staleness(simulate(w, "max-benefit").trace)
+    assert (second / first > 1.5) is grows, (first, second)

@@ -536,7 +536,15 @@ def test_with_overrides_returns_a_new_validated_workload() -> None:
     assert (w.tracks, w.horizon, w.seed) == (2, 100, 0)
     assert w2.tables == w.tables
     assert w.with_overrides() == w
-    assert w.with_overrides(tracks=None, seed=None) == w
+    with pytest.raises(InputError, match="^tracks: "):
+        w.with_overrides(tracks=None)  # a required key cannot be cleared
+
+
+def test_with_overrides_clears_optional_keys() -> None:
+    w = parse_workload({**BASE, "variability": 0.5, "chop": 3, "slowdown": {"factor": 3, "normal": 10, "slow": 5}})
+    cleared = w.with_overrides(variability=None, chop=None, slowdown=None)
+    assert (cleared.variability, cleared.chop, cleared.slowdown) == (None, None, None)
+    assert cleared.tables == w.tables and cleared.tracks == w.tracks
 
 
 @pytest.mark.parametrize(
