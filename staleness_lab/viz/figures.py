@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -80,6 +81,11 @@ def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[k : k + 2], 16) for k in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
+
+
+def _label(value: Any) -> str:
+    """A curve's legend label: floats without a trailing ``.0`` (``S = 2``, not ``2.0``)."""
+    return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
 
 
 def _colors(names: Iterable[str]) -> dict[str, str]:
@@ -267,7 +273,7 @@ def metric_vs_utilization(
             )
     xs = np.sort(data["_x"].unique())
     groups = list(pd.unique(data[color]))
-    colors = _colors(map(str, groups))
+    colors = _colors(map(_label, groups))
     fig = _figure(
         title or f"{_axis_title(y).split(' (')[0].capitalize()} against {_axis_title(x).split(' (')[0]}",
         _axis_title(x),
@@ -283,7 +289,7 @@ def metric_vs_utilization(
             .unstack()
             .reindex(xs)
         )
-        name = str(group)
+        name = _label(group)
         band = "95% CI" if (stats["n"] >= 2).any() else "min–max"
         band_x, band_y = _band_polygon(xs, stats["low"].to_numpy(dtype=float), stats["high"].to_numpy(dtype=float))
         fig.add_trace(
@@ -326,7 +332,7 @@ def bound_vs_observed(
     sorted by it; NaN stays a gap)."""
     _require_columns(frame, [x, bound, observed, group])
     groups = [None] if group is None else list(pd.unique(frame[group]))
-    colors = _colors(["" if g is None else str(g) for g in groups])
+    colors = _colors(["" if g is None else _label(g) for g in groups])
     fig = _figure(
         title or f"Bound and observed {_axis_title(observed).split(' (')[0]}",
         _axis_title(x),
@@ -336,8 +342,8 @@ def bound_vs_observed(
     for g in groups:
         part = frame if g is None else frame[frame[group] == g]
         part = part.sort_values(x, kind="stable")
-        label = "" if g is None else f"{g}: "
-        color = colors["" if g is None else str(g)]
+        label = "" if g is None else f"{_label(g)}: "
+        color = colors["" if g is None else _label(g)]
         fig.add_trace(
             go.Scatter(name=f"{label}bound", x=part[x].to_numpy(), y=part[bound].to_numpy(dtype=float),
                        mode="lines", line=dict(color=color, dash="dash", width=2), connectgaps=False,

@@ -148,6 +148,14 @@ def test_one_mean_line_and_one_band_per_policy() -> None:
     assert "utilization" in fig.layout.xaxis.title.text and "relative lateness" in fig.layout.yaxis.title.text
 
 
+def test_numeric_curves_are_labelled_without_trailing_zero() -> None:
+    frame = sweep_frame()
+    frame["S"] = frame["policy"].map({"p": 2.0, "q": 2.5})
+    fig = metric_vs_utilization(frame, color="S")
+    assert [t.name for t in fig.data] == ["2 95% CI", "2", "2.5 95% CI", "2.5"]
+    assert fig.layout.legend.title.text == "S"
+
+
 def test_nan_point_is_a_gap_in_line_and_band() -> None:
     fig = metric_vs_utilization(sweep_frame())
     band, mean = traces_of(fig, "q")
