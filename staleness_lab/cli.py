@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--only", metavar="NAME", help="render only this notebook (name without .ipynb)")
     report.add_argument("--profile", choices=["standard", "full"], default="standard", help="experiment scale (default: standard)")
     report.add_argument("--out", type=Path, default=Path("reports"), metavar="DIR", help="where the HTML goes (default: reports/)")
+    report.add_argument("--cache", nargs="?", const="", metavar="DIR",
+                        help="reuse and store sweep rows in a per-row cache (default DIR: data/cache), so a stopped "
+                             "render resumes; without it every row is recomputed")
 
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
@@ -157,7 +160,13 @@ def _sweep(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from staleness_lab.reports import report_command
 
-    return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out)
+    cache = None
+    if args.cache is not None:
+        from staleness_lab.experiments.cache import default_cache_dir
+
+        cache = Path(args.cache) if args.cache else default_cache_dir()
+        check_output_dir(cache, "--cache")
+    return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out, cache=cache)
 
 
 def _bench(args: argparse.Namespace) -> int:

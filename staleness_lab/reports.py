@@ -1,7 +1,7 @@
 """``staleness-lab report``: execute the notebooks with papermill, render offline HTML reports.
 
 Each ``notebooks/*.ipynb`` (sorted by name) runs in a fresh kernel with cwd ``notebooks/`` and
-the parameter ``profile`` (``quick`` with ``--quick``), then becomes ``<out>/<name>.html``
+the parameters ``profile`` (``quick`` with ``--quick``) and ``cache_dir`` (``--cache``), then becomes ``<out>/<name>.html``
 through nbconvert's lab template, adapted so the page needs no network: no require.js, MathJax,
 mermaid or widget scripts from a CDN, and plotly.js (from the installed plotly package) inline
 once in the head. Figures must be displayed with
@@ -344,9 +344,10 @@ td.num {{ text-align: right; white-space: nowrap; }}
 """
 
 
-def report_command(quick: bool, only: str | None, profile: str, out: Path) -> int:
+def report_command(quick: bool, only: str | None, profile: str, out: Path, cache: Path | None = None) -> int:
     """Run the notebooks and write the reports; the exit status (0, 1 when a notebook failed,
-    2 for a bad notebook parameter)."""
+    2 for a bad notebook parameter). ``cache``: a directory where the notebooks reuse and store
+    sweep rows (keyed by the code, so an edit never reuses a stale row); ``None`` recomputes."""
     from tqdm import tqdm
 
     nb_dir = notebooks_dir()
@@ -367,12 +368,14 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path) -> in
     if not os.access(out, os.W_OK | os.X_OK):
         raise InputError("--out", f"directory {str(out)!r} is not writable")
     prov = report_provenance(run_profile)
+    # the kernels run in notebooks/: hand them an absolute cache path
+    parameters = {"profile": run_profile, "cache_dir": "" if cache is None else str(cache.resolve())}
     results: dict[str, Outcome] = {}
     with tqdm(chosen, desc="notebooks", unit="notebook", file=sys.stderr, disable=None) as bar:
         for path in bar:
             bar.set_postfix_str(path.stem)
             try:
-                results[path.stem] = _run_one(path, out, {"profile": run_profile}, prov)
+                results[path.stem] = _run_one(path, out, parameters, prov)
             except _ParameterError as err:
                 bar.close()
                 if created and not any(out.iterdir()):

@@ -476,9 +476,13 @@ def measure15(frame: pd.DataFrame) -> Measured:
     t = _curves(frame, "fig7", ["edf-p", "max-benefit", "max-benefit-lookahead"])
     spread = t.max(axis=1) / t.min(axis=1) - 1.0
     worst = spread.idxmax()
+    beyond = spread.index[spread > 0.03]
+    agree = (f"they agree within 3% up to U = {spread.index[spread.index < beyond.min()].max():g}"
+             if len(beyond) and (spread.index < beyond.min()).any() else
+             "they agree within 3% at every point" if not len(beyond) else "they differ by more than 3% from the first point")
     detail = (f"the largest spread max/min - 1 among the three is {100 * spread.max():.3g}% at U = {worst:g} "
               f"(EDF-P {t.loc[worst, 'edf-p']:.4g}, MB {t.loc[worst, 'max-benefit']:.4g}, Lookahead "
-              f"{t.loc[worst, 'max-benefit-lookahead']:.4g}); limit 3%. Margin as a ratio.")
+              f"{t.loc[worst, 'max-benefit-lookahead']:.4g}); {agree}; limit 3%. Margin as a ratio.")
     return Measured({"within_3_percent": 0.03 - float(spread.max())}, detail)
 
 

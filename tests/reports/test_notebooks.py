@@ -82,6 +82,36 @@ def test_executes_with_quick_parameters(notebook: Path) -> None:
         assert "6 points (quick profile, runner local)" in text and "events per point" in text
 
 
+def test_cache_dir_keeps_the_rows_and_serves_the_rerun(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    parameters = {**QUICK, "cache_dir": str(cache)}
+
+    def sweep_line(nb: nbformat.NotebookNode) -> str:
+        text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.output_type == "stream")
+        return next(line for line in text.splitlines() if "points (quick profile" in line)
+
+    first = _run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
+    rows = sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file())
+    assert len(rows) >= 6  # one file per row of the quick sweep (6 points)
+    stamps = {p: (cache / p).stat().st_mtime_ns for p in rows}
+    second = _run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
+    assert sweep_line(second) == sweep_line(first)
+    assert {p: (cache / p).stat().st_mtime_ns for p in rows} == stamps  # served, not rewritten
+
+
+def test_report_cache_that_is_a_file_is_bad_input(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    not_a_dir = tmp_path / "cache"
+    not_a_dir.write_text("")
+    proc = subprocess.run([str(Path(sys.executable).with_name("staleness-lab")), "report", "--quick", "--cache", str(not_a_dir),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"staleness-lab: error: --cache: {not_a_dir}: exists and is not a directory"]
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     ("parameters", "name", "shown"),
     [({"profile": 3}, "profile", "got 3 (int)"), ({"profile": "quick", "runner": 1}, "runner", "got 1 (int)")],
