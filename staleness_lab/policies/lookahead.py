@@ -31,6 +31,16 @@ Readings of the garbled or silent parts of the printed algorithm:
   removing its job from the ready set.
 * Priorities are the inherited ones when an inheritance mode is set (Sec. 3.3), in MB and B.
 
+**Starvation in lasting overload** (a finding; the paper reports Lookahead as nearly always
+choosing like Max Benefit). The rule has no aging: once J_i is a backlogged low-priority table,
+its cost E_i grows with its backlog, so some higher-MB release always falls within E_i and some
+set of shorter jobs always beats MB_i, and J_i never runs while anything else is ready. Above
+the merging limit (:func:`~staleness_lab.experiments.generators.merging_limit`) that is
+forever: on the Fig. 7 workload at U = 1.2 one table goes un-updated for 199,078 of 200,000
+time units, where Max Benefit's worst staleness is 19,242. Up to the limit the same deferral
+pays: at the standard profile Lookahead's relative lateness is 10 % (U = 0.8) to 63 % (U = 1.1)
+below Max Benefit's, and 22 % above it at U = 1.2.
+
 **Cost per decision.** Unlike the order-only baselines this policy places jobs itself, so at
 every decision the engine hands it the whole ready list (O(R log R)), and each pick scans the
 predicted releases falling within E_i (a heap of next arrivals, advanced lazily) and, when one

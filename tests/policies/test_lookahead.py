@@ -199,3 +199,21 @@ def test_every_idle_track_gets_a_job_while_jobs_wait(w, max_set):
         assert len(chosen) == min(len(order), len(idle))
         assert [t for t, _ in chosen] != [] or not order
         assert [r for _, r in chosen] == idle[: len(chosen)]  # tracks in order, one pick each
+
+
+def test_in_lasting_overload_lookahead_starves_a_long_job_for_good():
+    """A finding, pinned: the rule has no aging. Once the best ready job J_i is a backlogged
+    low-priority table, its cost E_i keeps growing, so some high-priority release always falls
+    within E_i and some set of shorter jobs always beats it: J_i never runs while anything else
+    is ready, which in lasting overload is forever. On the Fig. 7 workload at U = 1.2 (above
+    the merging limit 1.1) one table's maximum staleness is nearly the whole horizon under
+    Lookahead, while Max Benefit keeps every table's below a tenth of it."""
+    from staleness_lab.experiments import golab
+    from staleness_lab.experiments.generators import scale_to_utilization, two_classes
+
+    w = two_classes(15, {"priority": 1.0}, {"priority": 10.0}, tracks=4, horizon=200_000.0, seed=0,
+                    variability=0.5, slowdown=golab.type2_slowdown(3.0))
+    w = scale_to_utilization(w, 1.2)
+    worst = {p: sl.simulate(w, p).tables["max_staleness"].max() for p in ("max-benefit", "max-benefit-lookahead")}
+    assert worst["max-benefit-lookahead"] > 0.95 * w.horizon  # measured 199,078 of 200,000
+    assert worst["max-benefit"] < 0.1 * w.horizon  # measured 19,242
