@@ -506,7 +506,20 @@ def sweep_check(number: int, frame: pd.DataFrame | None, profile: str) -> dict[s
         m = measure(frame)
     except NotComputable as why:
         return _row(number, label, CLAIMS[number], None, math.nan, f"not computable: {why}", profile)
-    return _row(number, label, CLAIMS[number], m.holds, m.margin, m.detail, profile)
+    return _row(number, label, CLAIMS[number], m.holds, m.margin, m.detail + overload_note(frame), profile)
+
+
+def overload_note(frame: pd.DataFrame) -> str:
+    """A sentence naming the sweep's points above the merging limit (where staleness grows
+    without bound, so relative lateness there depends on the horizon), or ``""``."""
+    if "merging_limit" not in frame.columns:
+        return ""
+    limit = float(frame["merging_limit"].min())
+    above = sorted({round(float(u), 9) for u in frame["offered_utilization"] if u > limit + 1e-9})
+    if not above:
+        return ""
+    return (f" Points at U = {', '.join(f'{u:g}' for u in above)} lie above the merging limit {limit:.3g}: "
+            "staleness there grows without bound, so their levels depend on the horizon.")
 
 
 def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:

@@ -265,3 +265,11 @@ def test_worked_examples_are_computed() -> None:
     assert table["check"].tolist() == [1, 2, 3, 4, 5, 6]
     assert table["holds"].tolist() == [True] * 6, table["detail"].tolist()
     assert set(table["profile"]) == {golab_checks.LIVE}
+
+
+def test_verdicts_name_the_points_above_the_merging_limit(quick: dict[str, pd.DataFrame]) -> None:
+    row = golab_checks.sweep_check(8, quick["fig7"], PROFILE)
+    assert row["detail"].endswith("Points at U = 1.2 lie above the merging limit 1.1: staleness there grows "
+                                  "without bound, so their levels depend on the horizon.")
+    below = quick["fig7"][quick["fig7"]["utilization"] <= 1.05]
+    assert golab_checks.overload_note(below) == ""
