@@ -229,12 +229,7 @@ def make_place(
         for pos, i in enumerate(order):
             track = home[i]
             if track not in avail:
-                track = -1
-                if free_set:
-                    for r in idle:
-                        if r in avail and r in free_set:
-                            track = r
-                            break
+                track = first_free(idle, avail, free_set)
                 if track < 0:
                     for r in promo[i]:
                         if r not in avail:
@@ -252,6 +247,16 @@ def make_place(
         return out
 
     return place
+
+
+def first_free(idle: list[int], avail: set[int], free_set: frozenset[int]) -> int:
+    """The lowest-index track that is still available in this round and free (homes no table),
+    or -1: step b of both partitioners' dispatch."""
+    if free_set:
+        for r in idle:
+            if r in avail and r in free_set:
+                return r
+    return -1
 
 
 class _Partitioner(Inheriting):

@@ -66,7 +66,7 @@ from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy
 from staleness_lab.policies.inheritance import INHERITANCE_OPTIONS
 from staleness_lab.policies.options import Option
-from staleness_lab.policies.partitioned import BASIC_OPTION, LaterTables, _Partitioner, nominal
+from staleness_lab.policies.partitioned import BASIC_OPTION, LaterTables, _Partitioner, first_free, nominal
 from staleness_lab.policies.registry import register
 
 RULES = ("period", "cost")
@@ -217,11 +217,7 @@ def make_place(alloc: Allocation, aggressive: bool):
                 if b in avail:
                     track = b
                 else:
-                    if free_set:
-                        for r in idle:
-                            if r in avail and r in free_set:
-                                track = r
-                                break
+                    track = first_free(idle, avail, free_set)
                     if track < 0:
                         for r in idle:
                             if r >= b:

@@ -14,6 +14,7 @@ from staleness_lab.errors import Infeasible
 from staleness_lab.policies import partitioned
 from staleness_lab.sim import run
 from policies.placement_recorder import Recorder
+from policies.strategies import periodic_tables
 
 
 def identical(count: int, alpha: float, beta: float = 0.1, period: float = 100, tracks: int = 4, **top) -> sl.Workload:
@@ -162,26 +163,9 @@ def test_free_track_before_promotion():
 # property: a job only ever runs where the rules allow, aggressive or not
 # ---------------------------------------------------------------------------------------------
 
-PERIODS = [2, 4, 5, 8, 10, 20, 25, 40, 100]
-
-
 @st.composite
 def periodic_workloads(draw):
-    n = draw(st.integers(2, 8))
-    tables = []
-    for k in range(n):
-        t = {
-            "name": f"t{k}",
-            "alpha": draw(st.sampled_from([0.1, 0.25, 0.5, 1, 2])),
-            "beta": draw(st.sampled_from([0, 0.01, 0.05, 0.1])),
-            "priority": draw(st.sampled_from([1, 2, 5, 10])),
-        }
-        if k >= 2 and draw(st.integers(0, 3)) == 0:
-            t["sources"] = draw(st.lists(st.sampled_from([f"t{j}" for j in range(k)]), min_size=1, max_size=2, unique=True))
-        else:
-            t["period"] = draw(st.sampled_from(PERIODS))
-            t["phase"] = draw(st.sampled_from([0, 0.5, 1, 1.5])) % t["period"]
-        tables.append(t)
+    tables = draw(periodic_tables([0.1, 0.25, 0.5, 1, 2]))
     w = {"tracks": 1, "horizon": draw(st.sampled_from([60, 150, 300])), "seed": draw(st.integers(0, 99)), "tables": tables}
     if draw(st.booleans()):
         w["variability"] = 0.5
