@@ -58,17 +58,19 @@ def _parse_table(raw: Any, k: int) -> Table:
     return table
 
 
-def load_workload(path: str | Path) -> Workload:
-    """Read and validate a workload file (``.json`` as JSON, anything else as YAML)."""
+def read_document(path: str | Path, what: str = "workload") -> dict[str, Any]:
+    """The mapping at the top of a YAML or JSON file (``.json`` as JSON, anything else as YAML),
+    or an :class:`InputError` naming the file: missing, not UTF-8, empty, unparsable, not a mapping.
+    ``what`` names the kind of file in the messages (``workload``, ``query set``)."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(str(path), "no such workload file")
+        raise InputError(str(path), f"no such {what} file")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise InputError(str(path), f"is not UTF-8 text (byte {err.start})") from None
     if not text.strip():
-        raise InputError(str(path), "the workload file is empty")
+        raise InputError(str(path), f"the {what} file is empty")
     try:
         if path.suffix.lower() == ".json":
             data = json.loads(text)
@@ -78,10 +80,15 @@ def load_workload(path: str | Path) -> Workload:
         first = str(err).strip().splitlines()[0]
         raise InputError(str(path), f"cannot parse the file: {first}") from None
     if data is None:
-        raise InputError(str(path), "the workload file is empty")
+        raise InputError(str(path), f"the {what} file is empty")
     if not isinstance(data, dict):
         raise InputError(str(path), f"must hold a mapping at the top level, got {type(data).__name__}")
-    return parse_workload(data)
+    return data
+
+
+def load_workload(path: str | Path) -> Workload:
+    """Read and validate a workload file (``.json`` as JSON, anything else as YAML)."""
+    return parse_workload(read_document(path, "workload"))
 
 
 def dump_workload(workload: Workload, path: str | Path) -> None:

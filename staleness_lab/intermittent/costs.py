@@ -1,0 +1,207 @@
+"""Cost models of one batch, ``Cost(x)``, and of the final aggregation, ``AggCost(n)``.
+
+Chandrasekaran & Sudarshan, Sec. 3 (digest §1): a batch of ``x`` tuples costs ``Cost(x)``
+seconds, non-decreasing with ``Cost(0) = 0``; the final aggregation over the partial aggregates
+of ``n`` batches costs ``AggCost(n)``, with ``AggCost(1) = 0`` (one batch needs no merge).
+
+The JSON schema (plain JSON, so part 2's measured fits load unchanged)::
+
+    cost:     {"kind": "linear", "S": 2, "R": 0.1}             # S + R*x for x >= 1 (eq. 1)
+              {"kind": "piecewise", "S": 0.4,                  # S + the line through the points,
+               "points": [[0, 0], [100, 1.5], [450, 5.1]]}     #   its last slope beyond them
+              {"kind": "table", "values": [c1, c2, ..., cN]}   # Cost(x) = values[x-1]
+    agg_cost: {"kind": "linear", "a0": 0.5, "a1": 0.5}         # a0 + a1*n for n >= 2 (digest [R])
+              {"kind": "table", "values": [g2, g3, ...]}       # AggCost(n) = values[n-2], the last
+                                                               #   step repeated beyond them
+              {"kind": "none"}                                  # no final aggregation cost
+
+Every coefficient is >= 0 and every table non-decreasing; the numbers are exact Fractions
+(:mod:`staleness_lab.intermittent.numbers`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Protocol
+
+from staleness_lab.errors import InputError
+from staleness_lab.intermittent.numbers import exact, show
+
+
+class BatchCost(Protocol):
+    """``Cost(x)`` of one batch of ``x`` tuples; non-decreasing, ``Cost(0) = 0``."""
+
+    def __call__(self, x: int) -> Fraction: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class LinearCost:
+    """Paper eq. (1): ``Cost(x) = S + R*x`` for ``x >= 1`` (S the per-batch overhead, R per tuple)."""
+
+    S: Fraction
+    R: Fraction
+
+    def __call__(self, x: int) -> Fraction:
+        return Fraction(0) if x <= 0 else self.S + self.R * x
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "linear", "S": float(self.S), "R": float(self.R)}
+
+
+@dataclass(frozen=True)
+class PiecewiseCost:
+    """``S`` plus the piecewise-linear curve through ``points`` (x strictly increasing from 0,
+    cost non-decreasing from 0), extended with its last slope: the concave fits of Fig. 3."""
+
+    S: Fraction
+    points: tuple[tuple[Fraction, Fraction], ...]
+
+    def __call__(self, x: int) -> Fraction:
+        if x <= 0:
+            return Fraction(0)
+        xs = [p[0] for p in self.points]
+        k = min(max(bisect.bisect_right(xs, x) - 1, 0), len(xs) - 2)
+        (x0, c0), (x1, c1) = self.points[k], self.points[k + 1]
+        return self.S + c0 + (c1 - c0) * (x - x0) / (x1 - x0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "piecewise", "S": float(self.S), "points": [[float(x), float(c)] for x, c in self.points]}
+
+
+@dataclass(frozen=True)
+class TableCost:
+    """``Cost(x) = values[x-1]``: a measured or rounded cost per batch size, defined up to ``len(values)``."""
+
+    values: tuple[Fraction, ...]
+
+    def __call__(self, x: int) -> Fraction:
+        if x <= 0:
+            return Fraction(0)
+        if x > len(self.values):
+            raise ValueError(f"the cost table covers batch sizes up to {len(self.values)}, asked for {x}")
+        return self.values[x - 1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "table", "values": [float(v) for v in self.values]}
+
+
+@dataclass(frozen=True)
+class AggCost:
+    """``AggCost(n)``: 0 for ``n <= 1``; ``a0 + a1*n`` (linear) or ``values[n-2]`` (table, its
+    last step repeated beyond it) for ``n >= 2``."""
+
+    a0: Fraction = Fraction(0)
+    a1: Fraction = Fraction(0)
+    values: tuple[Fraction, ...] | None = None
+
+    def __call__(self, n: int) -> Fraction:
+        if n <= 1:
+            return Fraction(0)
+        if self.values is None:
+            return self.a0 + self.a1 * n
+        if n - 2 < len(self.values):
+            return self.values[n - 2]
+        step = self.values[-1] - self.values[-2] if len(self.values) >= 2 else Fraction(0)
+        return self.values[-1] + step * (n - 1 - len(self.values))
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.values is not None:
+            return {"kind": "table", "values": [float(v) for v in self.values]}
+        if self.a0 == 0 and self.a1 == 0:
+            return {"kind": "none"}
+        return {"kind": "linear", "a0": float(self.a0), "a1": float(self.a1)}
+
+
+NO_AGG = AggCost()
+
+
+def est(cost: BatchCost, budget: Fraction, limit: int) -> int:
+    """``EstimateTuplesProcessed`` (digest §1): the largest ``x <= limit`` with ``Cost(x) <= budget``
+    (0 when even one tuple does not fit). Binary search: Cost is non-decreasing."""
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cost(mid) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def _kind(data: Any, field: str, kinds: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+    if not isinstance(data, dict):
+        raise InputError(field, f"must be a mapping with a 'kind' ({', '.join(kinds)}), got {data!r}")
+    kind = data.get("kind")
+    if kind not in kinds:
+        raise InputError(f"{field}.kind", f"must be one of {', '.join(kinds)}, got {kind!r}")
+    return data, kind
+
+
+def _keys(data: dict[str, Any], field: str, allowed: set[str]) -> None:
+    for key in data:
+        if key not in allowed:
+            raise InputError(f"{field}.{key}", f"unknown field {key!r} (allowed: {', '.join(sorted(allowed))})")
+    for key in sorted(allowed):
+        if key not in data:
+            raise InputError(f"{field}.{key}", "missing required field")
+
+
+def _non_decreasing(values: list[Fraction], field: str) -> None:
+    for k in range(1, len(values)):
+        if values[k] < values[k - 1]:
+            raise InputError(f"{field}[{k}]", f"must be non-decreasing: {show(values[k])} after {show(values[k - 1])}")
+
+
+def _values(raw: Any, field: str) -> list[Fraction]:
+    if not isinstance(raw, (list, tuple)) or not raw:
+        raise InputError(field, f"must be a non-empty list of numbers, got {raw!r}")
+    values = [exact(v, f"{field}[{k}]", ge=0) for k, v in enumerate(raw)]
+    _non_decreasing(values, field)
+    return values
+
+
+def parse_cost(data: Any, field: str = "cost") -> BatchCost:
+    """A batch cost model from its JSON form (schema in the module docstring)."""
+    data, kind = _kind(data, field, ("linear", "piecewise", "table"))
+    if kind == "linear":
+        _keys(data, field, {"kind", "S", "R"})
+        return LinearCost(S=exact(data["S"], f"{field}.S", ge=0), R=exact(data["R"], f"{field}.R", ge=0))
+    if kind == "table":
+        _keys(data, field, {"kind", "values"})
+        return TableCost(values=tuple(_values(data["values"], f"{field}.values")))
+    _keys(data, field, {"kind", "S", "points"})
+    raw = data["points"]
+    if not isinstance(raw, (list, tuple)) or len(raw) < 2:
+        raise InputError(f"{field}.points", "must list at least two [x, cost] points")
+    points: list[tuple[Fraction, Fraction]] = []
+    for k, point in enumerate(raw):
+        if not isinstance(point, (list, tuple)) or len(point) != 2:
+            raise InputError(f"{field}.points[{k}]", f"must be a pair [x, cost], got {point!r}")
+        points.append((exact(point[0], f"{field}.points[{k}][0]", ge=0), exact(point[1], f"{field}.points[{k}][1]", ge=0)))
+    if points[0] != (0, 0):
+        raise InputError(f"{field}.points[0]", "must be [0, 0] (the overhead is S)")
+    for k in range(1, len(points)):
+        if points[k][0] <= points[k - 1][0]:
+            raise InputError(f"{field}.points[{k}][0]", "x must be strictly increasing")
+    _non_decreasing([c for _, c in points], f"{field}.points")
+    return PiecewiseCost(S=exact(data["S"], f"{field}.S", ge=0), points=tuple(points))
+
+
+def parse_agg_cost(data: Any, field: str = "agg_cost") -> AggCost:
+    """An aggregation cost model from its JSON form (schema in the module docstring)."""
+    data, kind = _kind(data, field, ("linear", "table", "none"))
+    if kind == "none":
+        _keys(data, field, {"kind"})
+        return NO_AGG
+    if kind == "linear":
+        _keys(data, field, {"kind", "a0", "a1"})
+        return AggCost(a0=exact(data["a0"], f"{field}.a0", ge=0), a1=exact(data["a1"], f"{field}.a1", ge=0))
+    _keys(data, field, {"kind", "values"})
+    return AggCost(values=tuple(_values(data["values"], f"{field}.values")))
