@@ -1,0 +1,808 @@
+"""The optimal batch plan of an intermittent query set, by CP-SAT (digest §7 and its corrections).
+
+Chandrasekaran & Sudarshan, "Scheduling of Intermittent Query Processing": the MIP of their
+§3.2 for one query, extended (digest §7) to several queries sharing executors. The digest is
+``shared/specs/chandrasekaran-intermittent.md``; its corrections override its §7 where they
+differ: correction 1 (CP-SAT must equal the exact DP and never cost more than Algorithm 1),
+correction 2 (the CP-SAT details below) and the second round (the linear-cost identity, which
+proves E5 at ρ = 0.4 optimal, 76.0, in under a second on 2 workers).
+
+:func:`optimal_plan` returns a :class:`~staleness_lab.intermittent.plan.BatchPlan` with scheme
+``"optimal"``. Every modelling choice:
+
+**Time grid.** Every time is an integer count of ``u = qs.time_unit``. A batch of ``x`` tuples
+lasts ``ceil(Cost(x)/u)`` units, the final aggregation over ``n`` partials ``ceil(AggCost(n)/u)``
+units (``AggCost(1) = 0``), a deadline is ``floor(D/u)`` units, and a batch may start only on the
+grid. Availability is exact on the grid: tuple ``c`` arrives at ``InputTime(c)``, and a batch
+starting at grid time ``s`` may hold the cumulative count ``c`` only if ``A(s·u) >= c``, i.e.
+``s >= ceil(InputTime(c)/u)``. For a fixed rate that is one linear constraint on integers
+(``L·s >= a·c + b``, the rationals scaled by their common denominator); for a step profile,
+``AddElement`` over the table ``ceil(InputTime(c)/u)`` indexed by the tuple count ``c``
+(correction 2: look arrival times up by count, not counts by time). When ws, the arrival times,
+every ``Cost(x)``, every ``AggCost(n)`` and every D are multiples of ``u`` (``on_grid``), every
+semi-active schedule (each step as early as its predecessors and arrivals allow, which is never
+worse for any objective here) lies on the grid, so the grid optimum is the optimum; otherwise
+the result is "optimal on the grid" and ``solver["on_grid"]`` is false (its durations are the
+rounded-up ones, so the plan still passes ``check_plan``).
+
+**Batch cost.** Linear costs whose ``S`` and ``R`` are multiples of ``u`` (exact on the grid)
+give each slot the affine duration ``S'·used + R'·x`` and the query's cost through the identity
+``Σ d = S'·n + R'·N`` (+ ``AggCost(n)``), so the objective depends on ``n`` only (this is what
+makes E5 prove optimal in under a second, against ~25 s with a sum over slots). Every other cost
+(linear off the grid, piecewise, table) is a per-size table ``ceil(Cost(x)/u)``, ``x = 0..N``,
+read with ``AddElement`` (correction 2: never R per tuple, rounded).
+
+**Slots.** Query ``q`` has slots ``i = 1..K_q`` used as a prefix (``used_1 = 1``,
+``used_{i+1} ⇒ used_i``); a used slot holds ``x_i >= 1`` tuples, an unused one none and sits at
+time 0; ``Σ x_i = N`` through the cumulative counts ``c_i``; batches of a query run in order
+(``used_{i+1} ⇒ e_i <= s_{i+1}``); ``n = Σ used``. The final aggregation is an interval of
+``AggCost(n)`` units, present when ``n >= 2``, starting EXACTLY at the last used batch's end
+(correction 2: ``f = max e_i``, or it floats); a query's completion is ``f + AggCost(n)``. The
+one-executor heuristics (A2, A4) run the aggregation the same way, at the end of the last batch.
+Deadlines are soft: ``late_q ⇔ completion > D``, tardiness ``T_q >= completion - D``, ``T_q >= 0``.
+
+**Executors.** One executor (the paper's model): ``AddNoOverlap`` over every batch and
+aggregation interval of every query. ``m > 1`` executors (this project's extension, correction 2):
+``AddCumulative`` with demand 1 and capacity m; the plan's executors are then assigned greedily
+by start time (lowest free executor first), which always succeeds for intervals whose overlap
+never exceeds m. The horizon is the last arrival (or the latest deadline, if later) plus every
+query's largest possible work, so the left-shifted optimum always fits.
+
+**Objective, in phases.** Phase 1 minimises Σ late (``objective="misses"``) or Σ tardiness
+(``"tardiness"``, in grid units). Only when phase 1 is OPTIMAL is its value fixed; when it is only
+FEASIBLE, phase 2 is bounded by phase 1's incumbent (``<=``) and the result is FEASIBLE. Phase 2
+("cost") minimises, lexicographically by weights, total cost (Σ batch durations + aggregations,
+grid units), then the number of batches (needed when S = 0, as in E1), then total tardiness
+(correction 2: late queries must not drift to the horizon; dropped when phase 1 reached 0).
+Hints: the ``hint`` plan (e.g. the best heuristic) seeds phase 1 with a complete assignment
+(sizes, starts, every derived variable); phase 2 is seeded with phase 1's solution, or with the
+hint when it has phase 1's value and is cheaper; a phase-2 result worse than phase 1's solution is
+dropped; and later rounds are seeded with the best plan so far. So a FEASIBLE result is never
+worse (misses, then cost) than a hint that lies on the grid. K rounds keep the best plan.
+
+**Slot cap K.** ``K_q`` is the hint's batch count + 3, else ``ceil(N/MinBatch)`` (digest A3,
+:func:`~staleness_lab.intermittent.minbatch.find_min_batch`), capped at N and at ``max_slots``.
+K restricts the search, so after each round (both phases proven optimal for these K) a query is
+*certified* when its K cannot have bound the result: ``K_q = N_q``, or phase 1 reached 0 (no
+late query, zero tardiness: a lower bound) and every plan with more than ``K_q`` batches of ``q``
+costs more, or as much with no fewer batches, by a time-free lower bound (cost of ``q`` with
+``K_q + 1`` or more batches plus every other query's cheapest split; an exact DP over splits
+for tables, ``S'·n + R'·N + AggCost(n)`` for linear costs). Uncertified queries get ``K_q``
+doubled (``<= N``, ``<= max_slots``) and the model is solved again, hinted with the best plan, while
+time is left (wall clock: more than 5 % of ``time_limit``; deterministic mode: at most 4 rounds).
+``solver["K"]`` reports the caps of the returned round and ``solver["K_bound"]`` whether some
+uncertified cap may have bound the result. A CP-SAT INFEASIBLE (possible only with
+``cost_cap``) is a proof only when ``K_q = N_q`` for every query and the data lie on the grid;
+otherwise the plan's status is ``"unknown"`` with the reason.
+
+**Variants.** ``fixed_sizes={query: x}``: every batch but the last holds exactly ``x`` tuples
+(MinBatch sizes, digest §7), so the query has ``ceil(N/x)`` batches of fixed sizes (the slot
+count is then exact, not a cap) and ``plan.minbatch`` records x. ``cost_cap=True``: each query's
+cost (grid units) ``<= floor((1 + δRSF)·Cost_q(N)/u)``.
+
+**Budget.** ``time_limit`` (seconds, wall clock) is the whole call's budget: phase 1 gets 70 % of
+what is left, phase 2 the rest. ``deterministic_time`` instead gives every CP-SAT solve
+``max_deterministic_time`` with ``interleave_search`` and a fixed seed, and no wall-clock limit,
+so a result is reproducible run to run (sweeps use this); ``time_limit`` is then not used.
+
+**Output.** Steps are exact Fractions (grid units × u). ``plan.status`` is ``"ok"`` when a plan
+exists (``solver["status"]`` is ``"optimal"`` when every phase was proven optimal and no K bound,
+else ``"feasible"``; off the grid, "optimal" means optimal on the grid), ``"infeasible"`` (proven) or ``"unknown"`` (no plan: timeout, or infeasible
+under a cap). ``plan.solver``::
+
+    {"phases": [{"round", "phase": "misses"|"tardiness"|"cost", "status", "objective", "bound",
+                 "gap", "seconds", "workers", "time_limit", "deterministic_time"}, ...],
+     "K": {query: K}, "K_bound": bool, "time_unit": float, "on_grid": bool,
+     "status": "optimal"|"feasible"|..., "deadlines": "met"|"infeasible"|"unknown",
+     "round": the round whose plan is returned, "rounds", "K_tried", "K_uncertified", ...}
+
+A phase's ``objective``/``bound`` are misses (a count), tardiness (seconds, on the grid) or total
+cost (seconds); ``gap = (objective - bound) / max(1, |objective|)``. ``deadlines`` is ``"met"``
+when the plan is on time, ``"infeasible"`` when phase 1 proved a miss unavoidable with ``K = N``
+for every query on grid data, and ``"unknown"`` otherwise (e.g. E3 at f = 0.2 with a small K).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from staleness_lab.errors import InputError
+from staleness_lab.intermittent.arrivals import FixedRate
+from staleness_lab.intermittent.costs import LinearCost
+from staleness_lab.intermittent.minbatch import find_min_batch
+from staleness_lab.intermittent.model import Query, QuerySet
+from staleness_lab.intermittent.numbers import show
+from staleness_lab.intermittent.plan import BatchPlan, Step, aggregate, batch
+
+#: Phase-1 objectives.
+OBJECTIVES = ("misses", "tardiness")
+SCHEME = "optimal"
+#: CP-SAT's random seed (fixed: deterministic mode needs it, and wall-clock runs vary less).
+SEED = 1
+#: Share of the remaining wall-clock budget phase 1 may use (phase 2 gets the rest).
+PHASE1_SHARE = 0.7
+#: A new round of K doubling starts only with this share of ``time_limit`` left.
+MIN_ROUND_SHARE = 0.05
+#: Rounds (K doublings + 1) in deterministic mode.
+DET_ROUNDS = 4
+#: Largest ``(K + 2)·N^2`` for the exact split DP of the K certificate (numpy; else a weaker bound).
+DP_LIMIT = 10_000_000
+
+_STATUS = {
+    cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible", cp_model.INFEASIBLE: "infeasible",
+    cp_model.UNKNOWN: "unknown", cp_model.MODEL_INVALID: "model_invalid",
+}
+
+
+# -- per-query constants on the grid -----------------------------------------------------------
+
+
+@dataclass
+class _Const:
+    """One query on the grid: every number the model needs, in units of ``u``."""
+
+    query: Query
+    K: int
+    dur: list[int]                         # dur[x] = ceil(Cost(x)/u), x = 0..N
+    lin: tuple[int, int] | None            # (S/u, R/u) for a linear cost exact on the grid
+    agg: list[int]                         # agg[n] = ceil(AggCost(n)/u), n = 0..K
+    release: list[int]                     # release[c] = ceil(InputTime(c)/u), c = 0..N
+    rate: tuple[int, int, int] | None      # (L, a, b): batch at s may hold c iff L·s >= a·c + b
+    deadline: int                          # floor(D/u)
+    sizes: tuple[int, ...] | None          # fixed batch sizes (fixed_sizes variant)
+    cap: int | None                        # cost cap (cost_cap variant)
+    unit: Fraction                         # the grid, u
+
+    @property
+    def n(self) -> int:
+        return self.query.n
+
+    def work(self, sizes: list[int]) -> int:
+        return sum(self.dur[x] for x in sizes) + self.agg[len(sizes)]
+
+    def max_work(self) -> int:
+        if self.sizes is not None:
+            return self.work(list(self.sizes))
+        if self.lin is not None:
+            batches = self.lin[0] * self.K + self.lin[1] * self.n
+        else:
+            batches = self.K * self.dur[self.n]
+        return batches + max(self.agg)
+
+
+def _ceil(value: Fraction, unit: Fraction) -> int:
+    return math.ceil(Fraction(value) / unit)
+
+
+def _floor(value: Fraction, unit: Fraction) -> int:
+    return math.floor(Fraction(value) / unit)
+
+
+def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, cost_cap: bool) -> _Const:
+    unit, n = qs.time_unit, query.n
+    dur = [0] + [_ceil(query.cost(x), unit) for x in range(1, n + 1)]
+    lin = None
+    if isinstance(query.cost, LinearCost):
+        s, r = query.cost.S / unit, query.cost.R / unit
+        if s.denominator == 1 and r.denominator == 1:
+            lin = (int(s), int(r))
+    agg = [0, 0] + [_ceil(query.agg_cost(j), unit) for j in range(2, K + 1)]
+    agg = agg[:K + 1]
+    release = [0] + [_ceil(query.arrivals.input_time(c), unit) for c in range(1, n + 1)]
+    rate = None
+    arrivals = query.arrivals
+    if isinstance(arrivals, FixedRate):
+        a = 1 / (arrivals.rate * unit)
+        b = (arrivals.ws - 1 / arrivals.rate) / unit
+        scale = math.lcm(a.denominator, b.denominator)
+        rate = (scale, int(a * scale), int(b * scale))
+    cap = _floor((1 + qs.delta_rsf) * query.min_cost, unit) if cost_cap else None
+    return _Const(query=query, K=K, dur=dur, lin=lin, agg=agg, release=release, rate=rate,
+                  deadline=_floor(query.deadline, unit), sizes=sizes, cap=cap, unit=unit)
+
+
+def _off_grid(qs: QuerySet) -> list[str]:
+    """Why the data are not on the grid of ``qs.time_unit`` ([] when they are)."""
+    unit = qs.time_unit
+    out: list[str] = []
+
+    def on(value: Fraction) -> bool:
+        return (Fraction(value) / unit).denominator == 1
+
+    for query in qs.queries:
+        arrivals = query.arrivals
+        if isinstance(arrivals, FixedRate):
+            if not (on(arrivals.ws) and (arrivals.n == 1 or on(1 / arrivals.rate))):
+                out.append(f"{query.name}: arrival times")
+        elif not all(on(t) for t in arrivals.times):
+            out.append(f"{query.name}: arrival times")
+        if not all(on(query.cost(x)) for x in range(1, query.n + 1)):
+            out.append(f"{query.name}: Cost(x)")
+        if not all(on(query.agg_cost(j)) for j in range(2, query.n + 1)):
+            out.append(f"{query.name}: AggCost(n)")
+        if not on(query.deadline):
+            out.append(f"{query.name}: deadline")
+    return out
+
+
+# -- the model of one round -------------------------------------------------------------------
+
+
+@dataclass
+class _QVars:
+    """The CP-SAT variables of one query."""
+
+    used: list[Any] = field(default_factory=list)
+    x: list[Any] = field(default_factory=list)
+    cum: list[Any] = field(default_factory=list)
+    s: list[Any] = field(default_factory=list)
+    e: list[Any] = field(default_factory=list)
+    d: list[Any] = field(default_factory=list)       # batch durations
+    r: list[Any] = field(default_factory=list)       # release variables (step profiles only)
+    last: list[Any] = field(default_factory=list)
+    intervals: list[Any] = field(default_factory=list)
+    n: Any = None
+    g: Any = None
+    f: Any = None
+    comp: Any = None
+    late: Any = None
+    tard: Any = None
+    cost: Any = None
+
+
+@dataclass
+class _Solution:
+    """One query's values: batches (start, end, size) in grid units, aggregation (f, g)."""
+
+    batches: list[tuple[int, int, int]]
+    f: int
+    g: int
+
+
+@dataclass
+class _Round:
+    """What one round (one set of K) produced."""
+
+    K: dict[str, int]
+    phases: list[dict[str, Any]]
+    status1: str
+    value1: int | None = None
+    status2: str | None = None
+    solution: dict[str, _Solution] | None = None
+    key: tuple[int, int, int, int] | None = None    # (phase-1 value, cost, batches, tardiness)
+    number: int = 0
+
+    @property
+    def proven(self) -> bool:
+        return self.status1 == "optimal" and self.status2 == "optimal"
+
+
+class _Model:
+    """The §7 model for one set of slot caps (module docstring)."""
+
+    def __init__(self, qs: QuerySet, consts: list[_Const]) -> None:
+        self.qs = qs
+        self.consts = consts
+        self.model = cp_model.CpModel()
+        self.vars: list[Any] = []
+        self.seed: dict[str, _Solution] | None = None
+        last_release = max(c.release[c.n] for c in consts)
+        latest = max(c.deadline for c in consts)
+        self.horizon = max(last_release, latest + 1) + sum(c.max_work() for c in consts) + 1
+        self.q: list[_QVars] = [self._query(c) for c in consts]
+        intervals = [iv for v in self.q for iv in v.intervals]
+        if qs.executors == 1:
+            self.model.add_no_overlap(intervals)
+        else:
+            self.model.add_cumulative(intervals, [1] * len(intervals), qs.executors)
+        self.misses = sum(v.late for v in self.q)
+        self.tardiness = sum(v.tard for v in self.q)
+        self.cost = sum(v.cost for v in self.q)
+        self.batches = sum(v.n for v in self.q)
+        self.max_tardiness = sum(max(0, self.horizon - c.deadline) for c in consts)
+
+    def _int(self, lo: int, hi: int, name: str) -> Any:
+        var = self.model.new_int_var(lo, hi, name)
+        self.vars.append(var)
+        return var
+
+    def _bool(self, name: str) -> Any:
+        var = self.model.new_bool_var(name)
+        self.vars.append(var)
+        return var
+
+    def _query(self, c: _Const) -> _QVars:
+        m, H, N, K, name = self.model, self.horizon, c.n, c.K, c.query.name
+        v = _QVars()
+        for i in range(K):
+            used = self._bool(f"{name}.used{i}")
+            x = self._int(0, N, f"{name}.x{i}")
+            cum = self._int(0, N, f"{name}.c{i}")
+            s = self._int(0, H, f"{name}.s{i}")
+            e = self._int(0, H, f"{name}.e{i}")
+            d = self._int(0, c.dur[N], f"{name}.d{i}")
+            if c.lin is not None:  # an interval's size must be one variable: d = S'·used + R'·x
+                m.add(d == c.lin[0] * used + c.lin[1] * x)
+            else:
+                m.add_element(x, c.dur, d)
+            v.d.append(d)
+            v.intervals.append(m.new_optional_interval_var(s, d, e, used, f"{name}.batch{i}"))
+            if c.sizes is not None:
+                m.add(used == 1)
+                m.add(x == c.sizes[i])
+            m.add(x >= used)
+            m.add(x <= N * used)
+            m.add(cum == (v.cum[-1] + x if v.cum else x))
+            m.add(s == 0).only_enforce_if(~used)
+            m.add(e == 0).only_enforce_if(~used)
+            if c.rate is not None:
+                scale, a, b = c.rate
+                m.add(scale * s >= a * cum + b).only_enforce_if(used)
+            else:
+                r = self._int(0, c.release[N], f"{name}.r{i}")
+                m.add_element(cum, c.release, r)
+                m.add(s >= r).only_enforce_if(used)
+                v.r.append(r)
+            if i == 0:
+                m.add(used == 1)
+            else:
+                m.add(used <= v.used[-1])
+                m.add(s >= v.e[-1]).only_enforce_if(used)
+            v.used.append(used)
+            v.x.append(x)
+            v.cum.append(cum)
+            v.s.append(s)
+            v.e.append(e)
+        m.add(v.cum[-1] == N)
+        v.f = self._int(0, H, f"{name}.f")
+        for i in range(K):
+            last = self._bool(f"{name}.last{i}")
+            m.add(last == (v.used[i] - v.used[i + 1] if i + 1 < K else v.used[i]))
+            m.add(v.f == v.e[i]).only_enforce_if(last)
+            m.add(v.s[i] >= c.release[N]).only_enforce_if(last)  # redundant: the last batch holds tuple N
+            v.last.append(last)
+        v.n = self._int(1, K, f"{name}.n")
+        m.add(v.n == sum(v.used))
+        if K >= 2:
+            v.g = self._int(0, max(c.agg), f"{name}.g")
+            m.add_element(v.n, c.agg, v.g)
+        else:
+            v.g = self._int(0, 0, f"{name}.g")
+        v.comp = self._int(0, H, f"{name}.completion")
+        m.add(v.comp == v.f + v.g)
+        if K >= 2:
+            v.intervals.append(m.new_optional_interval_var(v.f, v.g, v.comp, v.used[1], f"{name}.aggregate"))
+        v.late = self._bool(f"{name}.late")
+        v.tard = self._int(0, H, f"{name}.tardiness")
+        m.add(v.comp <= c.deadline).only_enforce_if(~v.late)
+        m.add(v.comp >= c.deadline + 1).only_enforce_if(v.late)
+        m.add(v.tard >= v.comp - c.deadline)
+        if c.lin is not None:
+            v.cost = c.lin[0] * v.n + c.lin[1] * N + v.g
+        else:
+            v.cost = sum(v.d) + v.g
+        if c.cap is not None:
+            m.add(v.cost <= c.cap)
+        return v
+
+    # -- hints -------------------------------------------------------------------------------
+
+    def hint_plan(self, plan: BatchPlan | None) -> None:
+        """Hint a complete assignment from ``plan``: its sizes and grid starts, every derived
+        variable as the model computes it. Queries with more batches than slots stay unhinted;
+        ``self.seed`` keeps the plan's values when every query is hinted."""
+        self.seed = None
+        if plan is None or plan.status != "ok" or not plan.steps:
+            return
+        unit = self.qs.time_unit
+        seed: dict[str, _Solution] = {}
+        for c, v in zip(self.consts, self.q):
+            mine = sorted((s for s in plan.steps_of(c.query.name) if s.kind == "batch"), key=lambda s: s.first)
+            sizes = [s.size for s in mine]
+            if not mine or len(mine) > c.K or sum(sizes) != c.n:
+                continue
+            if c.sizes is not None and tuple(sizes) != c.sizes:
+                continue
+            values, solution = self._assignment(c, v, sizes, [_ceil(s.start, unit) for s in mine])
+            for var, value in values:
+                self.model.add_hint(var, value)
+            seed[c.query.name] = solution
+        if len(seed) == len(self.consts):
+            self.seed = seed
+
+    def _assignment(self, c: _Const, v: _QVars, sizes: list[int],
+                    starts: list[int]) -> tuple[list[tuple[Any, int]], _Solution]:
+        """Every variable of one query for batches of ``sizes`` starting at ``starts`` (grid)."""
+        n = len(sizes)
+        out: list[tuple[Any, int]] = []
+        total, ends = 0, []
+        for i in range(c.K):
+            used = i < n
+            x = sizes[i] if used else 0
+            total += x
+            s = starts[i] if used else 0
+            e = s + c.dur[x] if used else 0
+            ends.append(e)
+            out += [(v.used[i], int(used)), (v.x[i], x), (v.cum[i], total), (v.s[i], s), (v.e[i], e),
+                    (v.d[i], c.dur[x]), (v.last[i], int(i == n - 1))]
+            if v.r:
+                out.append((v.r[i], c.release[total]))
+        f, g = ends[n - 1], c.agg[n]
+        comp = f + g
+        out += [(v.n, n), (v.g, g), (v.f, f), (v.comp, comp), (v.late, int(comp > c.deadline)),
+                (v.tard, max(0, comp - c.deadline))]
+        return out, _Solution(batches=[(starts[i], ends[i], sizes[i]) for i in range(n)], f=f, g=g)
+
+    def hint_seed(self) -> None:
+        """Hint the seed plan again (phase 2, when it beats phase 1's solution)."""
+        self.model.clear_hints()
+        for c, v in zip(self.consts, self.q):
+            sol = self.seed[c.query.name]
+            values, _ = self._assignment(c, v, [x for _, _, x in sol.batches], [s for s, _, _ in sol.batches])
+            for var, value in values:
+                self.model.add_hint(var, value)
+
+    def hint_solution(self, solver: cp_model.CpSolver) -> None:
+        self.model.clear_hints()
+        for var in self.vars:
+            self.model.add_hint(var, solver.value(var))
+
+    def read(self, solver: cp_model.CpSolver) -> dict[str, _Solution]:
+        out = {}
+        for c, v in zip(self.consts, self.q):
+            n = solver.value(v.n)
+            batches = [(solver.value(v.s[i]), solver.value(v.e[i]), solver.value(v.x[i])) for i in range(n)]
+            out[c.query.name] = _Solution(batches=batches, f=solver.value(v.f), g=solver.value(v.g))
+        return out
+
+
+# -- solving ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Budget:
+    time_limit: float
+    workers: int
+    deterministic: float | None
+    started: float = field(default_factory=time.perf_counter)
+
+    def left(self) -> float:
+        return self.time_limit - (time.perf_counter() - self.started)
+
+    def solve(self, model: cp_model.CpModel, share: float) -> tuple[cp_model.CpSolver, int, dict[str, Any]]:
+        solver = cp_model.CpSolver()
+        params = solver.parameters
+        params.num_workers = self.workers
+        params.random_seed = SEED
+        limit = None
+        if self.deterministic is not None:
+            params.max_deterministic_time = self.deterministic
+            params.interleave_search = True
+        else:
+            limit = max(0.01, self.left() * share)
+            params.max_time_in_seconds = limit
+        began = time.perf_counter()
+        status = solver.solve(model)
+        info = {"seconds": round(time.perf_counter() - began, 4), "workers": self.workers,
+                "time_limit": None if limit is None else round(limit, 4),
+                "deterministic_time": self.deterministic}
+        return solver, status, info
+
+
+def _phase(name: str, round_no: int, status: int, solver: cp_model.CpSolver, info: dict[str, Any],
+           scale: Fraction, divide: int = 1) -> dict[str, Any]:
+    """A phase's report; objective and bound in the phase's units (``divide`` undoes weights)."""
+    record: dict[str, Any] = {"round": round_no, "phase": name, "status": _STATUS.get(status, str(status)),
+                              "objective": None, "bound": None, "gap": None}
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        obj = int(round(solver.objective_value)) // divide
+        bound_raw = solver.best_objective_bound
+        bound = math.ceil(bound_raw - 1e-6) // divide if math.isfinite(bound_raw) else 0
+        obj_v, bound_v = float(obj * scale), float(bound * scale)
+        record.update(objective=obj_v, bound=bound_v, gap=(obj_v - bound_v) / max(1.0, abs(obj_v)))
+    record.update(info)
+    return record
+
+
+def _solve_round(qs: QuerySet, consts: list[_Const], objective: str, seed: BatchPlan | None,
+                 budget: _Budget, round_no: int) -> _Round:
+    built = _Model(qs, consts)
+    model = built.model
+    unit = qs.time_unit
+    K = {c.query.name: c.K for c in consts}
+    built.hint_plan(seed)
+    first = built.misses if objective == "misses" else built.tardiness
+    model.minimize(first)
+    solver, status, info = budget.solve(model, PHASE1_SHARE)
+    phases = [_phase(objective, round_no, status, solver, info, Fraction(1) if objective == "misses" else unit)]
+    result = _Round(K=K, phases=phases, status1=_STATUS.get(status, str(status)))
+    if status == cp_model.MODEL_INVALID:
+        raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return result
+    value = int(round(solver.objective_value))
+    result.value1 = value
+    fallback = built.read(solver)
+    # phase 2: fix (or bound) phase 1, then cost, batches, tardiness by weights
+    if status == cp_model.OPTIMAL:
+        model.add(first == value)
+    else:
+        model.add(first <= value)
+    w_tard = 1 if (objective == "misses" and value > 0) else 0
+    w_batches = w_tard * built.max_tardiness + 1
+    w_cost = w_batches * sum(c.K for c in consts) + w_tard * built.max_tardiness + 1
+    second = w_cost * built.cost + w_batches * built.batches + (w_tard * built.tardiness if w_tard else 0)
+    # seed phase 2 with phase 1's solution, or with the hint plan when it is admissible and better
+    mine = _key(consts, fallback, objective)
+    seed_key = None if built.seed is None else _key(consts, built.seed, objective)
+    if (seed_key is not None and seed_key[1:] < mine[1:]
+            and (seed_key[0] == value if status == cp_model.OPTIMAL else seed_key[0] <= value)):
+        built.hint_seed()
+    else:
+        built.hint_solution(solver)
+    model.minimize(second)
+    solver2, status2, info2 = budget.solve(model, 1.0)
+    phases.append(_phase("cost", round_no, status2, solver2, info2, unit, divide=w_cost))
+    result.status2 = _STATUS.get(status2, str(status2))
+    result.solution = fallback
+    if status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        second_solution = built.read(solver2)
+        if _key(consts, second_solution, objective)[1:] <= mine[1:] or status2 == cp_model.OPTIMAL:
+            result.solution = second_solution
+    result.key = _key(consts, result.solution, objective)
+    return result
+
+
+def _key(consts: list[_Const], solution: dict[str, _Solution], objective: str) -> tuple[int, int, int, int]:
+    """``(phase-1 value, cost, batches, tardiness)`` of a solution, grid units (smaller is better)."""
+    misses = cost = batches = tard = 0
+    for c in consts:
+        sol = solution[c.query.name]
+        cost += sum(e - s for s, e, _ in sol.batches) + sol.g
+        batches += len(sol.batches)
+        late = sol.f + sol.g - c.deadline
+        misses += late > 0
+        tard += max(0, late)
+    return (misses if objective == "misses" else tard, cost, batches, tard)
+
+
+# -- the K certificate ------------------------------------------------------------------------
+
+
+def _split_costs(dur: list[int], n: int, parts: int) -> tuple[int, int]:
+    """``(least_any, least_more)``: the least Σ dur over splits of the N tuples into any number of
+    batches, and into more than ``parts`` batches (a min-plus DP in numpy: ``parts`` batches on a
+    prefix, then one or more on the rest)."""
+    inf = np.iinfo(np.int64).max // 4
+    d = np.array(dur, dtype=np.int64)
+    idx = np.arange(n + 1)
+    least = np.full(n + 1, inf, dtype=np.int64)      # >= 1 batch; least[0] = 0 for the recursion
+    least[0] = 0
+    for c in range(1, n + 1):
+        least[c] = np.min(least[:c] + d[c - idx[:c]])
+    diff = idx[:, None] - idx[None, :]               # c - p
+    step = np.where(diff >= 1, d[np.clip(diff, 0, n)], inf)
+    exact = np.full(n + 1, inf, dtype=np.int64)      # exactly j batches, j = 0..parts
+    exact[0] = 0
+    for _ in range(parts):
+        exact = np.min(np.minimum(exact[None, :] + step, inf), axis=1)
+    rest = least[n - idx[:n]]                        # >= 1 batch on tuples p+1..N, p = 0..N-1
+    more = np.min(np.minimum(exact[:n] + rest, inf))
+    return int(least[n]), int(more)
+
+
+def _bounds(c: _Const, K: int) -> tuple[int, int]:
+    """``(cheapest split of q, cheapest split of q into more than K batches)``, grid units, time
+    ignored (AggCost is non-decreasing from n = 2 on, so more than K batches cost >= AggCost(K+1))."""
+    n = c.n
+    agg_more = _ceil(c.query.agg_cost(K + 1), c.unit)
+    if c.lin is not None:
+        s_, r_ = c.lin
+        return s_ + r_ * n, s_ * (K + 1) + r_ * n + agg_more
+    if (K + 2) * n * n <= DP_LIMIT:
+        least, more = _split_costs(c.dur, n, K)
+        return least, more + agg_more
+    low = min(c.dur[1:])
+    return low, (K + 1) * low + agg_more
+
+
+def _uncertified(consts: list[_Const], result: _Round) -> list[str]:
+    """Queries whose slot cap may have bound ``result`` (module docstring, "Slot cap K")."""
+    open_ = [c for c in consts if c.sizes is None and c.K < c.n]
+    if not open_:
+        return []
+    if result.solution is None or result.key[0] != 0:
+        return [c.query.name for c in open_]
+    _, best_cost, best_batches, _ = result.key
+    cheapest = {c.query.name: _bounds(c, c.K)[0] if c.sizes is None else c.work(list(c.sizes)) for c in consts}
+    out = []
+    for c in open_:
+        others = sum(v for k, v in cheapest.items() if k != c.query.name)
+        more = _bounds(c, c.K)[1] + others
+        fewest = c.K + 1 + (len(consts) - 1)
+        if more > best_cost or (more == best_cost and fewest >= best_batches):
+            continue
+        out.append(c.query.name)
+    return out
+
+
+# -- the plan -----------------------------------------------------------------------------------
+
+
+def _assign(items: list[tuple[int, int]], m: int) -> list[int]:
+    """Executors for intervals (start, end) whose overlap never exceeds m: by start, the lowest
+    executor free at the start."""
+    out = [0] * len(items)
+    if m == 1:
+        return out
+    free: list[int | None] = [None] * m
+    for k in sorted(range(len(items)), key=lambda k: (items[k][0], items[k][1], k)):
+        s, e = items[k]
+        choice = next((j for j in range(m) if free[j] is None or free[j] <= s), None)
+        if choice is None:  # impossible under the cumulative constraint; keep the plan checkable
+            choice = min(range(m), key=lambda j: free[j])
+        out[k] = choice
+        free[choice] = e if free[choice] is None else max(e, free[choice])
+    return out
+
+
+def _steps(qs: QuerySet, solution: dict[str, _Solution]) -> tuple[Step, ...]:
+    unit = qs.time_unit
+    raw: list[tuple[str, int, int, int, int, int]] = []   # query, start, end, first, last, merged(-1 batch)
+    for query in qs.queries:
+        sol = solution[query.name]
+        done = 0
+        for s, e, x in sol.batches:
+            raw.append((query.name, s, e, done + 1, done + x, -1))
+            done += x
+        if len(sol.batches) >= 2:
+            raw.append((query.name, sol.f, sol.f + sol.g, 0, 0, len(sol.batches)))
+    executors = _assign([(r[1], r[2]) for r in raw], qs.executors)
+    steps = []
+    for (name, s, e, first, last, merged), ex in zip(raw, executors):
+        start, end = s * unit, e * unit
+        if merged < 0:
+            steps.append(batch(name, ex, start, end, first, last))
+        else:
+            steps.append(aggregate(name, ex, start, end, merged))
+    return tuple(steps)
+
+
+def _initial_k(qs: QuerySet, query: Query, hint: BatchPlan | None, limit: int) -> int:
+    if hint is not None and hint.status == "ok":
+        count = sum(1 for s in hint.steps_of(query.name) if s.kind == "batch")
+        if count:
+            return min(limit, count + 3)
+    size = find_min_batch(query, qs.delta_rsf, qs.c_max).size
+    return max(1, min(limit, -(-query.n // size)))
+
+
+def _fixed(qs: QuerySet, fixed_sizes: Mapping[str, int] | None) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for name, x in (fixed_sizes or {}).items():
+        if name not in qs.names:
+            raise InputError(f"fixed_sizes.{name}", f"unknown query {name!r}")
+        if isinstance(x, bool) or not isinstance(x, int) or x < 1:
+            raise InputError(f"fixed_sizes.{name}", f"must be an integer >= 1, got {x!r}")
+        n = qs.query(name).n
+        count = -(-n // x)
+        out[name] = tuple([x] * (count - 1) + [n - (count - 1) * x])
+    return out
+
+
+def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float = 10.0, workers: int = 2,
+                 hint: BatchPlan | None = None, deterministic_time: float | None = None,
+                 fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
+                 max_slots: int | None = None) -> BatchPlan:
+    """The CP-SAT optimum of ``qs`` on its time grid (module docstring): phase 1 minimises misses
+    (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``."""
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError("workers", f"must be an integer >= 1, got {workers!r}")
+    if not time_limit > 0:
+        raise InputError("time_limit", f"must be > 0, got {time_limit!r}")
+    if deterministic_time is not None and not deterministic_time > 0:
+        raise InputError("deterministic_time", f"must be > 0, got {deterministic_time!r}")
+    if max_slots is not None and (isinstance(max_slots, bool) or not isinstance(max_slots, int) or max_slots < 1):
+        raise InputError("max_slots", f"must be an integer >= 1, got {max_slots!r}")
+    fixed = _fixed(qs, fixed_sizes)
+    limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
+    K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}
+    off_grid = _off_grid(qs)
+    budget = _Budget(time_limit=float(time_limit), workers=workers,
+                     deterministic=None if deterministic_time is None else float(deterministic_time))
+    seed = hint if hint is not None and hint.status == "ok" and hint.steps else None
+
+    def consts_for(caps: dict[str, int]) -> list[_Const]:
+        return [_const(qs, q, caps[q.name], fixed.get(q.name), cost_cap) for q in qs.queries]
+
+    phases: list[dict[str, Any]] = []
+    best: _Round | None = None
+    best_consts: list[_Const] = []
+    last: _Round | None = None
+    last_consts: list[_Const] = []
+    round_no = 0
+    while True:
+        round_no += 1
+        consts = consts_for(K)
+        result = _solve_round(qs, consts, objective, seed, budget, round_no)
+        result.number = round_no
+        phases.extend(result.phases)
+        last, last_consts = result, consts
+        if result.solution is not None and (
+                best is None or result.key < best.key or (result.key == best.key and (result.proven or not best.proven))):
+            best, best_consts = result, consts
+            seed = BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, result.solution))
+        if result.solution is None:
+            grow = ([name for name in K if K[name] < limit[name]] if result.status1 == "infeasible" else [])
+        elif result.proven:
+            grow = [name for name in _uncertified(consts, result) if K[name] < limit[name]]
+        else:
+            grow = []
+        if budget.deterministic is not None:
+            more_time = round_no < DET_ROUNDS
+        else:
+            more_time = budget.left() > MIN_ROUND_SHARE * budget.time_limit
+        if not grow or not more_time:
+            break
+        for name in grow:
+            K[name] = min(limit[name], 2 * K[name])
+
+    report: dict[str, Any] = {
+        "phases": phases, "time_unit": float(qs.time_unit), "on_grid": not off_grid, "off_grid": off_grid,
+        "objective": objective, "rounds": round_no, "K_tried": dict(K),
+    }
+    minbatch = {name: sizes[0] for name, sizes in fixed.items()}
+    grid_note = "" if not off_grid else f" (on the grid of {show(qs.time_unit)}: off the grid are {'; '.join(off_grid)})"
+    if best is None:
+        full = all(c.sizes is not None or c.K >= c.n for c in last_consts)
+        report.update(K={c.query.name: c.K for c in last_consts}, K_bound=not full, status=last.status1,
+                      deadlines="unknown")
+        if last.status1 == "infeasible" and full and not off_grid:
+            status, reason = "infeasible", "CP-SAT proved no plan satisfies the constraints (K = N for every query)"
+        elif last.status1 == "infeasible":
+            status = "unknown"
+            reason = ("CP-SAT found the model infeasible, which proves nothing: "
+                      + ("the slot cap K < N for some query" if not full else "the data are off the grid")
+                      + f" (K = {report['K']})")
+        else:
+            status, reason = "unknown", f"CP-SAT found no plan within the limit (phase 1 {last.status1})"
+        return BatchPlan(queryset=qs, scheme=SCHEME, steps=(), status=status, reason=reason, minbatch=minbatch,
+                         solver=report)
+
+    uncertified = _uncertified(best_consts, best) if best.proven else [
+        c.query.name for c in best_consts if c.sizes is None and c.K < c.n]
+    k_bound = bool(uncertified)
+    optimal = best.proven and not k_bound
+    full = all(c.sizes is not None or c.K >= c.n for c in best_consts)
+    on_time = _key(best_consts, best.solution, "misses")[0] == 0
+    if on_time:
+        deadlines = "met"
+    elif best.status1 == "optimal" and full and not off_grid:
+        deadlines = "infeasible"
+    else:
+        deadlines = "unknown"
+    report.update(K={c.query.name: c.K for c in best_consts}, K_bound=k_bound, K_uncertified=uncertified,
+                  status="optimal" if optimal else "feasible", deadlines=deadlines,
+                  optimal_for_K=best.proven, value=best.value1, round=best.number)
+    reasons = []
+    if not best.proven:
+        reasons.append(f"not proven optimal within the limit (phase 1 {best.status1}, cost phase {best.status2})")
+    if k_bound:
+        reasons.append(f"the slot cap K may bind for {', '.join(uncertified)} (K = {report['K']})")
+    if deadlines == "unknown":
+        reasons.append("a deadline is missed; whether every deadline can be met is unknown (needs K = N and a proof)")
+    elif deadlines == "infeasible":
+        reasons.append("no plan meets every deadline (proven with K = N for every query)")
+    reason = "; ".join(reasons) + grid_note if reasons or grid_note else ""
+    return BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, best.solution), status="ok",
+                     reason=reason.lstrip(" "), minbatch=minbatch, solver=report)
