@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 from staleness_lab import __version__
 from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible, InputError
+from staleness_lab.intermittent.schemes import OBJECTIVES, SCHEMES
 from staleness_lab.model import load_workload
 from staleness_lab.policies import available_policies, parse_options, policy_options
 from staleness_lab.tracefiles import check_output_dir, write_trace
@@ -69,6 +70,21 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--cache", nargs="?", const="", metavar="DIR",
                         help="reuse and store sweep rows in a per-row cache (default DIR: data/cache), so a stopped "
                              "render resumes; without it every row is recomputed")
+
+    plan = sub.add_parser("plan", help="plan an intermittent query set (Chandrasekaran & Sudarshan) with one scheme")
+    plan.add_argument("queries", metavar="QUERIES.yaml", help="query set file (YAML or JSON)")
+    plan.add_argument("--scheme", required=True, choices=SCHEMES, help="the planning scheme")
+    plan.add_argument("--no-minbatch", action="store_true",
+                      help="dispatch policies: each batch takes whatever has arrived (Fig. 8's baseline)")
+    plan.add_argument("--executors", type=int, metavar="M", help="override the number of shared executors")
+    plan.add_argument("--delta-rsf", metavar="X", help="override MinBatch's relative slack delta_rsf")
+    plan.add_argument("--cmax", metavar="C", help="override c_max, the largest cost of a non-final batch (seconds)")
+    plan.add_argument("--objective", choices=OBJECTIVES, default="misses",
+                      help="optimal: phase 1 minimises misses or tardiness (default: misses)")
+    plan.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="optimal: wall-clock seconds (default: 10)")
+    plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers (default: 2)")
+    plan.add_argument("--json", action="store_true", help="print one strict JSON object")
+    plan.add_argument("--out", type=Path, metavar="DIR", help="write DIR/batches.parquet and DIR/queries.parquet")
 
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
@@ -169,6 +185,45 @@ def _report(args: argparse.Namespace) -> int:
     return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out, cache=cache)
 
 
+def _plan(args: argparse.Namespace) -> int:
+    from staleness_lab.intermittent import load_queryset
+    from staleness_lab.intermittent.planfiles import check_plan_dir, plan_json, write_plan
+    from staleness_lab.intermittent.schemes import check_options, make_plan
+
+    qs = load_queryset(args.queries)
+    overrides = {"executors": args.executors, "delta_rsf": args.delta_rsf, "c_max": args.cmax}
+    for (key, value), option in zip(overrides.items(), ("--executors", "--delta-rsf", "--cmax")):
+        if value is not None:  # validated by the model, as if written in the file
+            try:
+                qs = qs.with_overrides(**{key: value})
+            except InputError as err:
+                raise InputError(option, err.rule) from None
+    options = {"scheme": args.scheme, "minbatch": not args.no_minbatch, "objective": args.objective,
+               "time_limit": args.time_limit, "workers": args.workers}
+    check_options(args.scheme, args.objective, args.time_limit, args.workers)
+    if args.out is not None:
+        check_plan_dir(args.out, "--out")
+    plan = make_plan(qs, args.scheme, minbatch=options["minbatch"], objective=args.objective,
+                     time_limit=args.time_limit, workers=args.workers)
+    if args.out is not None:
+        given = {key: value for key, value in overrides.items() if value is not None}
+        write_plan(plan, args.out, version=__version__, options={**options, "queries_file": str(args.queries), **given})
+    if args.json:
+        print(json.dumps(plan_json(plan, version=__version__), allow_nan=False))
+        return 0
+    print(f"scheme {plan.scheme}  status {plan.status}  queries {len(qs.queries)}  executors {qs.executors}")
+    if plan.reason:
+        print(f"reason: {plan.reason}")
+    if plan.solver is not None:
+        print(f"solver: {plan.solver.get('status')}  deadlines {plan.solver.get('deadlines')}")
+    if plan.steps:
+        print(plan.batches.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    else:
+        print("(no batches)")
+    print(f"misses {plan.misses}  total cost {float(plan.total_cost):.6g}")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_engine.py"
     if not script.is_file():
@@ -178,6 +233,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "simulate": _simulate, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
+    "plan": _plan,
 }
 
 

@@ -1,0 +1,125 @@
+"""Writing a batch plan as Parquet with its provenance, all or nothing; and its strict JSON form.
+
+:func:`write_plan` writes ``DIR/batches.parquet`` and ``DIR/queries.parquet`` (the plan's two
+frames, :mod:`staleness_lab.intermittent.plan`) into a hidden temporary sibling directory
+``.DIR.<random>.tmp`` and then renames that directory into place, so ``DIR`` holds both new
+files or neither: a failure removes the temporary directory and leaves ``DIR`` as it was.
+
+``DIR`` may be absent (created by the rename), an empty directory, or a directory holding only
+an earlier plan's two files (replaced: the old directory is renamed aside, the new one into
+place, then the old one removed; a reader sees the old pair, briefly no directory, or the new
+pair, never a mix). Anything else in ``DIR`` is refused before any work
+(:func:`check_plan_dir`) rather than deleted.
+
+Each file's Parquet schema metadata carries, under
+:data:`~staleness_lab.provenance.PROVENANCE_KEY` (JSON, read back with
+:func:`~staleness_lab.provenance.read_provenance`), the package version, the git commit, the
+environment, and: ``queryset_sha256`` (SHA-256 of the query set's canonical ``to_dict()`` JSON,
+:func:`queryset_sha256`), ``scheme``, ``status``, ``options`` (the planning options) and
+``table`` (``batches`` or ``queries``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from staleness_lab.errors import InputError
+from staleness_lab.intermittent.model import QuerySet
+from staleness_lab.intermittent.plan import BatchPlan
+from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
+from staleness_lab.tracefiles import check_output_dir
+
+#: The files :func:`write_plan` writes, in order.
+PLAN_FILES = ("batches.parquet", "queries.parquet")
+
+
+def queryset_sha256(qs: QuerySet) -> str:
+    """SHA-256 (hex) of the query set's canonical JSON: ``to_dict()`` with sorted keys and no spaces."""
+    text = json.dumps(qs.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def strict(value: Any) -> Any:
+    """``value`` made strict-JSON-safe: non-finite floats become None, NumPy scalars Python
+    numbers, tuples lists, mapping keys strings (recursively)."""
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict(v) for v in value]
+    item = getattr(value, "item", None)  # numpy scalars
+    if callable(item):
+        return strict(item())
+    try:
+        number = float(value)  # e.g. Fraction
+    except (TypeError, ValueError):
+        return str(value)
+    return number if math.isfinite(number) else None
+
+
+def plan_json(plan: BatchPlan, *, version: str) -> dict[str, Any]:
+    """The ``plan --json`` object: :meth:`BatchPlan.to_json` (status, scheme, reason, batches,
+    queries, misses, total_cost, solver) plus ``version``, strict JSON (non-finite numbers null)."""
+    return strict({**plan.to_json(), "version": version})
+
+
+def check_plan_dir(directory: Path, option: str = "--out") -> None:
+    """Fail early (before any work) unless ``directory`` can receive a plan: absent with a
+    writable ancestor, or a writable directory that is empty or holds only :data:`PLAN_FILES`."""
+    directory = Path(directory)
+    check_output_dir(directory, option)
+    if directory.is_dir():
+        others = sorted(p.name for p in directory.iterdir() if p.name not in PLAN_FILES)
+        if others:
+            shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+            raise InputError(option, f"{directory}: holds files other than a plan ({shown}); give an empty or new directory")
+
+
+def write_plan(plan: BatchPlan, directory: Path, *, version: str,
+               options: Mapping[str, Any] | None = None) -> list[Path]:
+    """Write ``DIR/batches.parquet`` and ``DIR/queries.parquet`` all or nothing (module docstring)."""
+    directory = Path(directory)
+    check_plan_dir(directory)
+    parent = directory.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    common = {
+        "version": version, "queryset_sha256": queryset_sha256(plan.queryset), "scheme": plan.scheme,
+        "status": plan.status, "options": strict(dict(options or {})),
+    }
+    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", suffix=".tmp", dir=parent))
+    old: Path | None = None
+    try:
+        for name, frame in zip(PLAN_FILES, (plan.batches, plan.queries)):
+            meta = provenance_metadata({**common, "table": name.removesuffix(".parquet")})
+            write_parquet_atomic(frame, tmp / name, meta)
+        os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a plan directory is an ordinary one
+        if directory.is_dir() and any(directory.iterdir()):
+            old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", suffix=".old", dir=parent))
+            os.rename(directory, old / "plan")
+            try:
+                os.rename(tmp, directory)
+            except BaseException:
+                os.rename(old / "plan", directory)
+                raise
+        else:
+            os.replace(tmp, directory)  # onto an absent or empty directory: atomic on POSIX
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        # `old` holds the previous plan (now replaced) or nothing (restored); keep it only if
+        # restoring failed, so nothing of the user's is ever deleted without a replacement
+        if old is not None and (directory.exists() or not (old / "plan").exists()):
+            shutil.rmtree(old, ignore_errors=True)
+    return [directory / name for name in PLAN_FILES]
