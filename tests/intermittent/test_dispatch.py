@@ -250,13 +250,16 @@ def test_every_plan_passes_check_plan(qs, policy, minbatch, unknown_n, time_trig
                                       time_triggers=time_triggers).steps
 
 
-def _ready(query: Query, x: int, p: int, t: F, triggers: bool) -> bool:
-    """A4's ready rule, written out again: MinBatch arrived, or all N arrived, or the time trigger."""
+def _ready(query: Query, x: int, p: int, t: F, triggers: bool, previous_start: F | None) -> bool:
+    """A4's ready rule, written out again: MinBatch arrived, or all N arrived, or the time trigger
+    (the first MinBatch due at its nominal arrival, each later one x/λ after the previous start)."""
     arrived = query.arrivals.available(t)
     cur = arrived - p
     if p >= query.n or cur <= 0:
         return False
-    return cur >= x or arrived == query.n or (triggers and t >= query.arrivals.nominal_time(p + x))
+    nominal = query.arrivals.nominal_time
+    due = nominal(p + x) if previous_start is None else previous_start + nominal(x + 1) - nominal(1)
+    return cur >= x or arrived == query.n or (triggers and t >= due)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -276,11 +279,14 @@ def test_one_executor_never_idles_while_a_batch_is_ready_and_edf_picks_the_earli
     for job in jobs:
         done = {q.name: max((b.last for b in batches if b.query == q.name and b.start < job.start), default=0)
                 for q in qs.queries}
+        started = {q.name: max((b.start for b in batches if b.query == q.name and b.start < job.start), default=None)
+                   for q in qs.queries}
 
         def ready_at(t: F) -> list[Query]:
             return [q for q in qs.queries
                     if _ready(q, plan.minbatch[q.name], done[q.name], t,
-                              isinstance(q.arrivals, StepProfile) if time_triggers is None else time_triggers)]
+                              isinstance(q.arrivals, StepProfile) if time_triggers is None else time_triggers,
+                              started[q.name])]
 
         now = ready_at(job.start)
         assert qs.query(job.query) in now
