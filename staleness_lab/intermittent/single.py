@@ -48,14 +48,16 @@ time and cost scaled by one common denominator):
   non-decreasing in n, and each batch beyond two adds at least its least step). Every batch of
   every state is tried from every earlier p, so the work is O(N^2) pairs times the Pareto set
   size. Only provably useless states are dropped: those that cannot meet D (backward
-  latest-finish tables per batch count, exact below 64 batches, relaxed above), and those whose
-  cost plus a lower bound on the rest exceeds a known plan's cost (Algorithm 1's, or a narrow
-  beam search's run first). When one batch meets D and no split is cheaper, it is the answer.
+  latest-finish tables per batch count, exact for the first counts and relaxed beyond), and those
+  whose cost plus a lower bound on the rest exceeds a known plan's cost (Algorithm 1's, or a
+  narrow beam search's run first). When one batch meets D and no split is cheaper, it is the
+  answer.
 
 Hence the size limit: ``exact`` refuses ``N > max_tuples`` (default 2000) with an
-:class:`~staleness_lab.errors.InputError`: O(N^2 · n) states. Measured on this machine: N = 500
-takes well under a second with a linear cost and up to a few seconds with concave, rounded or
-convex cost tables.
+:class:`~staleness_lab.errors.InputError`: O(N^2 · n) states. Measured (one core): a linear cost
+takes milliseconds even at N = 2000; other costs take under 0.1 s at N = 100, mostly under a
+second at N = 500 (the worst seen, an irregular random cost table, about 5 s) and 10-15 s at
+N = 2000.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ import bisect
 import math
 from collections import deque
 from fractions import Fraction
+
+import numpy as np
 
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.costs import LinearCost, est
@@ -214,6 +218,12 @@ class _Grid:
         self.cost = [int(v * scale) for v in costs]    # cost[x] = Cost(x), cost[0] = 0
         self.agg = [int(v * scale) for v in aggs]      # agg[j] = AggCost(j), j = 0..N+1
         self.deadline = int(query.deadline * scale)
+        # every sum the vectorised tables form stays far inside int64
+        largest = max(abs(v) for v in values) * scale
+        self.fits = 8 * (largest + 1) < (1 << 62) and all(v >= 0 for v in times)
+        if self.fits:
+            self.time_np = np.array(self.time, dtype=np.int64)
+            self.cost_np = np.array(self.cost, dtype=np.int64)
 
 
 def _linear(g: _Grid) -> list[int] | None:
@@ -298,8 +308,10 @@ def _general(g: _Grid, heuristic: BatchPlan) -> list[int] | None:
 BEAMS = (4, 32)
 
 
-#: Batch counts below which :class:`_Bounds` keeps an exact latest-finish table per count.
+#: Batch counts below which :class:`_Bounds` keeps an exact latest-finish table per count,
+#: fewer for large N (each table is O(N^2): at most ``TABLE_BUDGET / N^2`` tables, at least 8).
 EXACT_COUNTS = 64
+TABLE_BUDGET = 64_000_000
 
 
 class _Bounds:
@@ -334,7 +346,7 @@ class _Bounds:
         self.most = max((m for m in range(1, n + 1) if time[n] + cost[1] + agg[m] <= deadline), default=0)
         self.relaxed: dict[int, list[int | None]] = {}
         self.exact: dict[int, list[int | None]] = {}
-        top = min(self.most, EXACT_COUNTS)
+        top = min(self.most, EXACT_COUNTS, max(8, TABLE_BUDGET // (n * n + 1)))
         if top >= 2:
             below = self._relaxed(top)
             for j in range(top - 1, 0, -1):
@@ -371,12 +383,30 @@ def _latest_finish(g: _Grid, terminal: int, shift: int, after: list[int | None] 
     """``latest[p]`` (p < N): the latest the executor may be free after tuples 1..p so that the
     next batch, lasting ``Cost(x) + shift``, ends by ``after[p']`` (its last tuple p' < N), or
     by ``terminal`` when it holds tuple N; ``after=None`` uses the table itself (any number of
-    batches, each ending by ``terminal``). None when no time works. O(N^2); every ``after`` entry
-    must be <= ``terminal``."""
-    n_tuples, time, cost = g.n, g.time, g.cost
-    latest: list[int | None] = [None] * (n_tuples + 1)
-    latest[n_tuples] = terminal
-    ends = latest if after is None else after
+    batches, each ending by ``terminal``). None when no time works. O(N^2), vectorised over the
+    next batch's last tuple when the grid fits 64-bit integers."""
+    n_tuples = g.n
+    if g.fits:
+        never = _NEVER
+        latest = np.full(n_tuples + 1, never, dtype=np.int64)
+        latest[n_tuples] = terminal
+        if after is None:
+            ends = latest
+        else:
+            ends = np.array([never if v is None else v for v in after], dtype=np.int64)
+            ends[n_tuples] = terminal
+        times, costs = g.time_np, g.cost_np
+        for p in range(n_tuples - 1, -1, -1):
+            dur = costs[1:n_tuples - p + 1] + shift
+            limit = ends[p + 1:]
+            fits = times[p + 1:] + dur <= limit  # never: below any arrival time, so never fits
+            if fits.any():
+                latest[p] = int((limit - dur)[fits].max())
+        return [None if v == never else int(v) for v in latest.tolist()]
+    time, cost = g.time, g.cost
+    table: list[int | None] = [None] * (n_tuples + 1)
+    table[n_tuples] = terminal
+    nexts = table if after is None else after
     for p in range(n_tuples - 1, -1, -1):
         best = None
         for nxt in range(p + 1, n_tuples + 1):
@@ -384,11 +414,15 @@ def _latest_finish(g: _Grid, terminal: int, shift: int, after: list[int | None] 
             ready = time[nxt] + dur  # the earliest the next batch (tuples p+1..nxt) can end
             if ready > terminal:
                 break  # non-decreasing in nxt, and every limit is <= terminal
-            limit = ends[nxt] if nxt < n_tuples else terminal
+            limit = nexts[nxt] if nxt < n_tuples else terminal
             if limit is not None and ready <= limit and (best is None or limit - dur > best):
                 best = limit - dur
-        latest[p] = best
-    return latest
+        table[p] = best
+    return table
+
+
+#: "No time works" in the vectorised tables: below every time on the grid.
+_NEVER = -(1 << 62)
 
 
 # a state after the batch ending with tuple p: (batches j, finish, cost, q, index in fronts[q])

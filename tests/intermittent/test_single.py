@@ -365,7 +365,7 @@ def single_queries(draw) -> Query:
     return Query(name="q", arrivals=arrivals, deadline=arrivals.we + slack, cost=cost, agg_cost=agg)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(single_queries())
 def test_exact_is_optimal_and_never_worse_than_algorithm1(query: Query) -> None:
     qs = QuerySet(queries=(query,))
