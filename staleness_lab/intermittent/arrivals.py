@@ -29,6 +29,7 @@ import numpy as np
 
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.numbers import exact, show
+from staleness_lab.model.values import check_keys
 
 #: The rate profiles of Fig. 9.
 PROFILES = ("FR", "VR1", "VR2", "VR3", "VR4")
@@ -138,12 +139,7 @@ def parse_arrivals(data: Any, field: str) -> Arrivals:
             rate = exact(data["nominal_rate"], f"{field}.nominal_rate", gt=0)
             profile = StepProfile(times=profile.times, counts=profile.counts, nominal_rate=rate)
         return profile
-    for key in data:
-        if key not in ("ws", "rate", "N"):
-            raise InputError(f"{field}.{key}", f"unknown field {key!r} (allowed: N, profile, rate, ws)")
-    for key in ("ws", "rate", "N"):
-        if key not in data:
-            raise InputError(f"{field}.{key}", "missing required field")
+    check_keys(data, field, allowed={"ws", "rate", "N"}, required={"ws", "rate", "N"})
     n = data["N"]
     if isinstance(n, bool) or not isinstance(n, int):
         raise InputError(f"{field}.N", f"must be an integer, got {n!r}")

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.numbers import exact, show
+from staleness_lab.model.values import check_keys
 
 
 class BatchCost(Protocol):
@@ -145,12 +146,7 @@ def _kind(data: Any, field: str, kinds: tuple[str, ...]) -> tuple[dict[str, Any]
 
 
 def _keys(data: dict[str, Any], field: str, allowed: set[str]) -> None:
-    for key in data:
-        if key not in allowed:
-            raise InputError(f"{field}.{key}", f"unknown field {key!r} (allowed: {', '.join(sorted(allowed))})")
-    for key in sorted(allowed):
-        if key not in data:
-            raise InputError(f"{field}.{key}", "missing required field")
+    check_keys(data, field, allowed=allowed, required=allowed)
 
 
 def _non_decreasing(values: list[Fraction], field: str) -> None:

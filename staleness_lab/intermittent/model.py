@@ -28,6 +28,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.intermittent.arrivals import Arrivals, parse_arrivals
 from staleness_lab.intermittent.costs import NO_AGG, AggCost, BatchCost, TableCost, parse_agg_cost, parse_cost
 from staleness_lab.intermittent.numbers import exact, show
+from staleness_lab.model.values import check_keys, require_mapping
 
 QUERY_KEYS = {"name", "arrivals", "deadline", "cost", "agg_cost"}
 QUERY_REQUIRED = {"name", "arrivals", "deadline", "cost"}
@@ -132,14 +133,7 @@ class QuerySet:
 
 def parse_query(data: Any, field: str) -> Query:
     """One query from its mapping; errors name ``field.<key>``."""
-    if not isinstance(data, dict):
-        raise InputError(field, f"must be a mapping, got {data!r}")
-    for key in data:
-        if key not in QUERY_KEYS:
-            raise InputError(f"{field}.{key}", f"unknown field {key!r} (allowed: {', '.join(sorted(QUERY_KEYS))})")
-    for key in sorted(QUERY_REQUIRED):
-        if key not in data:
-            raise InputError(f"{field}.{key}", "missing required field")
+    check_keys(require_mapping(data, field), field, allowed=QUERY_KEYS, required=QUERY_REQUIRED)
     agg = parse_agg_cost(data["agg_cost"], f"{field}.agg_cost") if "agg_cost" in data else NO_AGG
     try:
         return Query(
@@ -155,11 +149,7 @@ def parse_query(data: Any, field: str) -> Query:
 
 def parse_queryset(data: Any) -> QuerySet:
     """A :class:`QuerySet` from a mapping as found in a YAML/JSON file (module docstring)."""
-    if not isinstance(data, dict):
-        raise InputError("query set", f"must be a mapping, got {type(data).__name__}")
-    for key in data:
-        if key not in SET_KEYS:
-            raise InputError(str(key), f"unknown field {key!r} (allowed: {', '.join(sorted(SET_KEYS))})")
+    check_keys(require_mapping(data, "query set"), "", allowed=SET_KEYS, required=set())
     raw = data.get("queries")
     if not isinstance(raw, list) or not raw:
         raise InputError("queries", "must be a non-empty list of queries")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import staleness_lab
-from staleness_lab.cli import main
+from intermittent.cli_run import run
 from staleness_lab.intermittent import check_plan, load_queryset
 from staleness_lab.intermittent import planfiles
 from staleness_lab.intermittent.plan import STATUSES
@@ -30,15 +30,6 @@ CLI = Path(sys.executable).parent / "staleness-lab"
 JSON_KEYS = {"status", "scheme", "reason", "batches", "queries", "misses", "total_cost", "solver", "version"}
 BATCH_KEYS = {"query", "batch", "executor", "start", "end", "first", "last", "size", "cost", "kind"}
 QUERY_KEYS = {"query", "n_batches", "completion", "deadline", "late", "tardiness", "cost", "normalized_cost", "minbatch"}
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        rc = main(argv)
-    except SystemExit as stop:
-        rc = stop.code if isinstance(stop.code, int) else 1
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
 
 
 def strict_loads(text: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from staleness_lab.cli import main
+from intermittent.cli_run import run
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent import (
     FixedRate, QuerySet, StepProfile, load_queryset, parse_queryset,
@@ -31,16 +31,6 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "intermittent"
 E5 = DATA / "e5.yaml"
 SYNTHETIC = DATA / "tpch13-synthetic.yaml"
 BASE: dict[str, Any] = yaml.safe_load(E5.read_text(encoding="utf-8"))
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """``staleness-lab ARGV`` in-process: (exit status, stdout, stderr); argparse's exit counts."""
-    try:
-        rc = main(argv)
-    except SystemExit as stop:
-        rc = stop.code if isinstance(stop.code, int) else 1
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
 
 
 # --------------------------------------------------------------------------------------------
