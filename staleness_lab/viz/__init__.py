@@ -2,7 +2,8 @@
 
 ``gantt(trace)`` and ``staleness_curves(trace)`` show one run; ``metric_vs_utilization(frame)``
 compares policies over a sweep; ``bound_vs_observed(frame, ...)`` sets a theorem's bound beside
-what was observed. ``use_offline_renderer()`` makes figures display without network access, in
+what was observed; ``batch_gantt(plan)`` draws an intermittent-query plan with its deadlines.
+``use_offline_renderer()`` makes figures display without network access, in
 JupyterLab and in the HTML reports.
 """
 
@@ -14,12 +15,16 @@ from staleness_lab.viz.figures import (
     staleness_curves,
 )
 from staleness_lab.viz.offline import use_offline_renderer
+from staleness_lab.viz.plans import batch_gantt, category_heatmap, ratio_boxes
 
 __all__ = [
     "TEMPLATE",
+    "batch_gantt",
     "bound_vs_observed",
+    "category_heatmap",
     "gantt",
     "metric_vs_utilization",
+    "ratio_boxes",
     "staleness_curves",
     "use_offline_renderer",
 ]

@@ -1,0 +1,102 @@
+"""The CP-SAT batch planner's frontier: how large an A5 instance it still proves optimal.
+
+For each deadline factor ρ in {1, 0.4, 0.2} and each number of queries (1, 2, 3, 4, 6, 8, 12,
+16 by default), seeded A5 instances (:func:`staleness_lab.experiments.intermittent.random_a5_instance`:
+N tuples per query at λ = 1, random linear costs, one window) are planned with the best
+heuristic as the hint, ``--time-limit`` seconds per phase on ``--workers`` workers. A size is
+"proven" when both phases (misses, then cost) are OPTIMAL on every seed; the report gives,
+per ρ, the largest proven size, its K (slots per query) and the median and largest solve time
+per size.
+
+Usage::
+
+    python benchmarks/bench_planner.py [--quick] [--n 100] [--seeds 3] [--time-limit 10] [--workers 2] [--out FILE.json]
+
+Wall time is up to ``sizes × 3 × seeds × 2 phases × time-limit``; sizes past the first one that
+fails at a ρ are skipped for that ρ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from staleness_lab.experiments.intermittent import random_a5_instance  # noqa: E402
+from staleness_lab.intermittent.schemes import best_heuristic  # noqa: E402
+from staleness_lab.optimize.batch_plan import optimal_plan  # noqa: E402
+
+RHOS = (1.0, 0.4, 0.2)
+SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
+
+
+def measure(n_queries: int, n: int, rho: float, seed: int, time_limit: float, workers: int) -> dict[str, Any]:
+    """One instance: the solver's status per phase, its K and its wall time."""
+    qs = random_a5_instance(n_queries, n, rho, seed)
+    hint = best_heuristic(qs)
+    start = time.perf_counter()
+    plan = optimal_plan(qs, hint=hint, time_limit=time_limit, workers=workers)
+    seconds = time.perf_counter() - start
+    solver = plan.solver or {}
+    phases = solver.get("phases", [])
+    return {
+        "queries": n_queries, "N": n, "rho": rho, "seed": seed, "status": solver.get("status", plan.status),
+        "proven": solver.get("status") == "optimal", "K": max(solver.get("K", {0: 0}).values()),
+        "K_bound": bool(solver.get("K_bound", False)), "seconds": round(seconds, 3),
+        "phases": [(p.get("phase"), p.get("status")) for p in phases],
+        "misses": plan.misses, "heuristic_misses": hint.misses,
+        "cost": float(plan.total_cost), "heuristic_cost": float(hint.total_cost),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="sizes 1-3, one seed, 2 s per phase")
+    parser.add_argument("--n", type=int, default=100, help="tuples per query (default 100)")
+    parser.add_argument("--seeds", type=int, default=3, help="instances per size and ρ (default 3)")
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per phase (default 10)")
+    parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
+    parser.add_argument("--out", type=Path, help="write every measurement as JSON")
+    args = parser.parse_args(argv)
+    sizes, seeds, limit = (SIZES[:3], 1, 2.0) if args.quick else (SIZES, args.seeds, args.time_limit)
+    rows: list[dict[str, Any]] = []
+    frontier: dict[float, dict[str, Any]] = {}
+    with tqdm(total=len(RHOS) * len(sizes) * seeds, desc="planner frontier") as bar:
+        for rho in RHOS:
+            for size in sizes:
+                mine = [measure(size, args.n, rho, seed, limit, args.workers) for seed in range(seeds)]
+                bar.update(seeds)
+                rows += mine
+                times = [r["seconds"] for r in mine]
+                print(f"ρ = {rho:g}  {size:>2} queries × N = {args.n}: proven {sum(r['proven'] for r in mine)}/{seeds}, "
+                      f"K ≤ {max(r['K'] for r in mine)}, median {statistics.median(times):.2f} s, max {max(times):.2f} s, "
+                      f"misses {[r['misses'] for r in mine]} (heuristic {[r['heuristic_misses'] for r in mine]})",
+                      flush=True)
+                if all(r["proven"] for r in mine):
+                    frontier[rho] = {"queries": size, "K": max(r["K"] for r in mine),
+                                     "median_s": statistics.median(times), "max_s": max(times)}
+                else:
+                    bar.update(seeds * (len(sizes) - sizes.index(size) - 1))
+                    break
+    print("\nlargest size with both phases OPTIMAL on every seed:")
+    for rho in RHOS:
+        best = frontier.get(rho)
+        shown = "none" if best is None else (f"{best['queries']} queries × N = {args.n} (K ≤ {best['K']}), median "
+                                             f"{best['median_s']:.2f} s, max {best['max_s']:.2f} s")
+        print(f"  ρ = {rho:g}: {shown}")
+    if args.out:
+        args.out.write_text(json.dumps({"rows": rows, "frontier": {str(k): v for k, v in frontier.items()},
+                                        "time_limit": limit, "workers": args.workers, "n": args.n}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,470 @@
+"""Chandrasekaran & Sudarshan, "Scheduling of Intermittent Query Processing": Figs. 6-11 in
+simulation, Algorithm 1's loss against the exact DP, and every heuristic against the CP-SAT optimum.
+
+Every scheme outputs a :class:`~staleness_lab.intermittent.BatchPlan` priced by the cost models
+(:mod:`staleness_lab.intermittent`); rows are tidy and depend only on their parameters, so a
+row is the same locally and on Spark (CP-SAT rows use a deterministic time limit).
+
+Setup (digest §5, §6): 13 queries (Q1, Q3, Q4, Q6, Q9, Q10, Q12, Q14, Q19, CQ1-CQ4), each over a
+window of N = 4500 files arriving at 1 file/s from ws = 1, C_max = 30 s, one executor. The
+paper gives no numeric cost curves, so the costs are the synthetic set
+``data/intermittent/tpch13-synthetic.yaml``, chosen to agree with every number the paper does
+give (MinBatch 180 for Q6 and CQ1, 1125 for CQ3 and CQ4 at δRSF = 50 %; Σ Cost(N) ≈ 640 s; Q3,
+Q9, Q10 the costliest at small sizes). ``costmodels=DIR`` replaces them with measured fits:
+one ``DIR/<query>.json`` per query holding ``{"cost": ..., "agg_cost": ...}`` in the schema of
+:mod:`staleness_lab.intermittent.costs`.
+
+Experiments:
+
+* ``intermittent-fig6``: one query alone, ``D = we + f·Cost(N)``; Algorithm 1 (the paper's) or
+  the CP-SAT optimum. Cost normalized to the single batch of 1D. The figure's grids run
+  Algorithm 1 only: at N = 4500 the synthetic piecewise costs are off the planner's grid, so
+  Algorithm 1's plan is no hint there and CP-SAT finds no plan within its deterministic limit
+  (``status = "unknown"``); ``intermittent-optimum`` compares the schemes with the optimum.
+* ``intermittent-multi``: the 13 queries sharing the executor under LLF/EDF/SJF/RR, with or
+  without MinBatch, deadlines from A5 at ``rho`` over the same window or random windows (ρ = 1),
+  a rate profile (FR, VR1-VR4) and δRSF. Figs. 7, 8, 10, 11 are grids of it (:data:`FIGURES`).
+* ``intermittent-alg1-loss``: a seeded random single query (linear or concave costs): Algorithm 1
+  against the exact DP.
+* ``intermittent-optimum``: A5 instances (random linear costs, one window) at ρ: every heuristic
+  against the CP-SAT optimum, with its status, bound and gap.
+
+Profiles (:func:`grid`): ``quick`` (tests), ``standard`` (``make run``) and ``full``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from staleness_lab.errors import InputError
+from staleness_lab.experiments.registry import Param, experiment
+from staleness_lab.intermittent import (
+    AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, check_plan, load_queryset, rate_profile,
+)
+from staleness_lab.intermittent.costs import parse_agg_cost, parse_cost
+from staleness_lab.intermittent.deadlines import c7, with_deadlines
+from staleness_lab.intermittent.dispatch import dispatch
+from staleness_lab.intermittent.plan import BatchPlan
+from staleness_lab.intermittent.single import algorithm1, exact
+
+PROFILES = ("quick", "standard", "full")
+POLICIES = ("llf", "edf", "sjf", "rr")
+RATE_PROFILES = ("FR", "VR1", "VR2", "VR3", "VR4")
+#: Fig. 6's deadline factors f (D = we + f·Cost(N)) and Fig. 7's ρ of the same-window cases.
+FIG6_FACTORS = (1.0, 0.8, 0.6, 0.4, 0.2, 0.1)
+FIG7_RHOS = (0.8, 0.6, 0.4, 0.2, 0.1)
+SYNTHETIC = "data/intermittent/tpch13-synthetic.yaml"
+#: The CP-SAT rows' deterministic time limit per phase (solver "deterministic seconds").
+DETERMINISTIC_TIME = {"quick": 1.0, "standard": 2.0, "full": 20.0}
+
+
+def _check_choice(value: str, allowed: tuple[str, ...], name: str) -> None:
+    if value not in allowed:
+        raise InputError(name, f"must be one of {', '.join(allowed)}, got {value!r}")
+
+
+# -- the query sets ------------------------------------------------------------------------------
+
+
+def paper_queries(costmodels: str = "") -> QuerySet:
+    """The 13 queries of the paper's Sec. 7 with the synthetic costs, or the measured fits in the
+    directory ``costmodels`` (module docstring); deadlines are placeholders (experiments set them)."""
+    from staleness_lab.notebook_params import repo_file
+
+    base = load_queryset(repo_file(SYNTHETIC))
+    if not costmodels:
+        return base
+    folder = Path(costmodels)
+    if not folder.is_dir():
+        raise InputError("costmodels", f"no such directory: {costmodels}")
+    queries = []
+    for query in base.queries:
+        path = folder / f"{query.name}.json"
+        if not path.is_file():
+            raise InputError("costmodels", f"has no fit for query {query.name}: {path.name} missing")
+        try:
+            fit = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise InputError(f"costmodels/{path.name}", f"cannot parse: {err}") from None
+        if not isinstance(fit, dict) or "cost" not in fit:
+            raise InputError(f"costmodels/{path.name}", "must hold a mapping with 'cost' (and optional 'agg_cost')")
+        cost = parse_cost(fit["cost"], f"costmodels/{path.name}.cost")
+        agg = parse_agg_cost(fit["agg_cost"], f"costmodels/{path.name}.agg_cost") if "agg_cost" in fit else query.agg_cost
+        queries.append(Query(query.name, query.arrivals, query.deadline, cost, agg))
+    return base.with_overrides(queries=tuple(queries))
+
+
+def multi_instance(rho: float, windows: str, profile: str, delta_rsf: float, seed: int, costmodels: str = "",
+                   c_max: float = 30.0) -> QuerySet:
+    """The 13-query set of Figs. 7-11: windows (``same``: all from ws = 1; ``random``: ws drawn
+    uniformly on whole seconds in [1, N/λ], digest A5), deadlines from A5 at ``rho`` (seeded
+    order) on the nominal fixed-rate windows, then the arrivals replaced by the rate profile
+    (VR3/VR4 files arrive late against those deadlines, as in the paper)."""
+    base = paper_queries(costmodels)
+    rng = np.random.default_rng([seed, 7])
+    queries = []
+    for q in base.queries:
+        arrivals = q.arrivals
+        if windows == "random":
+            width = int(math.ceil((arrivals.n - 1) / float(arrivals.rate))) + 1
+            arrivals = FixedRate(ws=Fraction(int(rng.integers(1, width + 1))), rate=arrivals.rate, n=arrivals.n)
+        queries.append(Query(q.name, arrivals, arrivals.we + 1, q.cost, q.agg_cost))
+    nominal = base.with_overrides(queries=tuple(queries), delta_rsf=Fraction(repr(delta_rsf)),
+                                  c_max=Fraction(repr(c_max)))
+    timed = with_deadlines(nominal, Fraction(repr(rho)), seed=seed)
+    if profile == "FR":
+        return timed
+    varied = []
+    for k, q in enumerate(timed.queries):
+        arrivals = rate_profile(profile, q.n, rate=q.arrivals.rate, ws=q.ws, seed=seed * 1000 + k)
+        varied.append(Query(q.name, arrivals, max(q.deadline, arrivals.we + Fraction(1, 100)), q.cost, q.agg_cost))
+    return timed.with_overrides(queries=tuple(varied))
+
+
+def plan_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
+    """The observations every plan row carries."""
+    ok = plan.status == "ok"
+    queries = plan.queries
+    min_total = sum((q.min_cost for q in qs.queries), Fraction(0))
+    last_files = 0
+    if ok:
+        batches = plan.batches[plan.batches["kind"] == "batch"]
+        last_files = int(batches.groupby("query")["size"].last().sum())
+    return {
+        "status": plan.status,
+        "misses": plan.misses if ok else math.nan,
+        "late": ",".join(queries.loc[queries["late"].fillna(False).astype(bool), "query"]) if ok else "",
+        "batches": int((plan.batches["kind"] == "batch").sum()),
+        "total_cost": float(plan.total_cost) if ok else math.nan,
+        "normalized_cost": float(plan.total_cost / min_total) if ok else math.nan,
+        "total_tardiness": float(plan.total_tardiness) if ok else math.nan,
+        "last_batch_files": last_files,
+        "plan_violations": len(check_plan(qs, plan)),
+    }
+
+
+# -- Fig. 6 ---------------------------------------------------------------------------------------
+
+
+@experiment(
+    "intermittent-fig6",
+    Param("query", str, "Q1", "one of the 13 queries"),
+    Param("f", float, 0.5, "deadline factor: D = we + f * Cost(N)"),
+    Param("scheme", str, "algorithm1", "algorithm1 (the paper's) or optimal (CP-SAT)"),
+    Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
+    Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase"),
+)
+def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time: float) -> pd.DataFrame:
+    """Fig. 6: one query alone with D = we + f·Cost(N): batches, cost normalized to the single
+    batch of 1D (= Cost(N)), and whether the deadline is met."""
+    _check_choice(scheme, ("algorithm1", "optimal"), "scheme")
+    if not f > 0:
+        raise InputError("f", f"must be > 0, got {f}")
+    base = paper_queries(costmodels)
+    if query not in base.names:
+        raise InputError("query", f"must be one of {', '.join(base.names)}, got {query!r}")
+    q = base.query(query)
+    deadline = q.we + Fraction(repr(f)) * q.min_cost
+    qs = QuerySet(queries=(Query(q.name, q.arrivals, deadline, q.cost, q.agg_cost),), time_unit=base.time_unit)
+    if scheme == "algorithm1":
+        plan = algorithm1(qs)
+    else:
+        from staleness_lab.optimize.batch_plan import optimal_plan
+
+        hint = algorithm1(qs)
+        plan = optimal_plan(qs, hint=hint if hint.status == "ok" else None, workers=1,
+                            deterministic_time=deterministic_time)
+    return pd.DataFrame([{**plan_row(qs, plan), "deadline": float(deadline), "min_cost": float(q.min_cost),
+                          "solver_status": (plan.solver or {}).get("status", "")}])
+
+
+# -- Figs. 7, 8, 10, 11 ------------------------------------------------------------------------------
+
+
+@experiment(
+    "intermittent-multi",
+    Param("policy", str, "edf", "llf, edf, sjf or rr"),
+    Param("minbatch", bool, True, "MinBatch sizes (A3); False: every batch takes all arrived (Fig. 8)"),
+    Param("rho", float, 1.0, "A5's deadline factor"),
+    Param("windows", str, "same", "same (all from ws = 1) or random (ws uniform in [1, N/λ])"),
+    Param("profile", str, "FR", "rate profile: FR, VR1, VR2, VR3 or VR4"),
+    Param("delta_rsf", float, 0.5, "MinBatch's relative slack δRSF"),
+    Param("seed", int, 0, "seed of A5's order, the random windows and the VR profiles"),
+    Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
+)
+def multi(policy: str, minbatch: bool, rho: float, windows: str, profile: str, delta_rsf: float, seed: int,
+          costmodels: str) -> pd.DataFrame:
+    """Figs. 7, 8, 10, 11: the 13 queries on one executor under a policy; misses, batches and
+    cost normalized to Σ Cost(N), plus the C7 necessary condition."""
+    _check_choice(policy, POLICIES, "policy")
+    _check_choice(windows, ("same", "random"), "windows")
+    _check_choice(profile, RATE_PROFILES, "profile")
+    if not rho > 0:
+        raise InputError("rho", f"must be > 0, got {rho}")
+    qs = multi_instance(rho, windows, profile, delta_rsf, seed, costmodels)
+    plan = dispatch(qs, policy, minbatch=minbatch)
+    necessary = c7(qs)
+    return pd.DataFrame([{**plan_row(qs, plan), "c7_holds": bool(necessary.holds),
+                          "c7_last_work": float(necessary.last_work), "c7_available": float(necessary.available)}])
+
+
+# -- Algorithm 1 against the exact DP ----------------------------------------------------------
+
+
+def random_single_query(seed: int, n_max: int, cost_kind: str) -> QuerySet:
+    """A seeded random single query on a 0.05 grid: N in [2, n_max], ws = 1, λ = 1, S in [0, 2],
+    R in [0.05, 1.5] (or a concave two-segment cost), AggCost none or 0.5 + 0.5n, and
+    D = we + f·Cost(N) with f in [0.05, 1.2] (the feasibility edge, where Algorithm 1 errs),
+    rounded down to the 0.05 grid (the set's ``time_unit``, so CP-SAT's optimum is exact)."""
+    rng = np.random.default_rng([seed, 61])
+
+    def grid(lo: float, hi: float) -> Fraction:
+        return Fraction(int(rng.integers(round(lo * 20), round(hi * 20) + 1)), 20)
+
+    n = int(rng.integers(2, n_max + 1))
+    S, R = grid(0, 2), grid(0.05, 1.5)
+    if cost_kind == "linear":
+        cost: Any = LinearCost(S=S, R=R)
+    else:
+        knee = max(1, n // 3)
+        cost = PiecewiseCost(S=S, points=((Fraction(0), Fraction(0)), (Fraction(knee), R * knee),
+                                          (Fraction(knee + 1), R * knee + R / 3)))
+    agg = AggCost(a0=Fraction(1, 2), a1=Fraction(1, 2)) if rng.random() < 0.5 else AggCost()
+    arrivals = FixedRate(ws=Fraction(1), rate=Fraction(1), n=n)
+    query = Query("q", arrivals, arrivals.we + Fraction(1), cost, agg)
+    unit = Fraction(1, 20)
+    deadline = math.floor((arrivals.we + grid(0.05, 1.2) * query.min_cost) / unit) * unit  # on the planner's grid
+    return QuerySet(queries=(Query("q", arrivals, max(deadline, arrivals.we + unit), cost, agg),), time_unit=unit)
+
+
+@experiment(
+    "intermittent-alg1-loss",
+    Param("seed", int, 0, "seed of the instance"),
+    Param("n_max", int, 30, "largest N"),
+    Param("cost_kind", str, "linear", "linear (S + R x) or concave (two-segment piecewise)"),
+)
+def alg1_loss(seed: int, n_max: int, cost_kind: str) -> pd.DataFrame:
+    """Algorithm 1 against the exact DP on one seeded random single query (digest correction 1):
+    its status and cost, the optimum's, the excess and whether its no-plan was false."""
+    _check_choice(cost_kind, ("linear", "concave"), "cost_kind")
+    if n_max < 2:
+        raise InputError("n_max", f"must be >= 2, got {n_max}")
+    qs = random_single_query(seed, n_max, cost_kind)
+    heuristic, optimum = algorithm1(qs), exact(qs)
+    q = qs.queries[0]
+    h_ok, o_ok = heuristic.status == "ok", optimum.status == "ok"
+    return pd.DataFrame([{
+        "N": q.n, "S": float(getattr(q.cost, "S", math.nan)), "R": float(getattr(q.cost, "R", math.nan)),
+        "deadline": float(q.deadline), "slack": float(q.deadline - q.we - q.min_cost),
+        "alg1_status": heuristic.status, "exact_status": optimum.status,
+        "alg1_cost": float(heuristic.total_cost) if h_ok else math.nan,
+        "exact_cost": float(optimum.total_cost) if o_ok else math.nan,
+        "alg1_batches": int((heuristic.batches["kind"] == "batch").sum()),
+        "exact_batches": int((optimum.batches["kind"] == "batch").sum()),
+        "excess": float(heuristic.total_cost - optimum.total_cost) if h_ok and o_ok else math.nan,
+        "false_no_plan": bool(not h_ok and o_ok),
+        "alg1_violations": len(check_plan(qs, heuristic)), "exact_violations": len(check_plan(qs, optimum)),
+    }])
+
+
+# -- heuristics against the optimum -----------------------------------------------------------------
+
+
+def random_a5_instance(n_queries: int, n: int, rho: float, seed: int) -> QuerySet:
+    """A5 instance (digest §2, §7.4): ``n_queries`` queries of ``n`` tuples at λ = 1 from ws = 1,
+    random linear costs on a 0.1 grid (S in [0.5, 4], R in [0.05, 0.3]), AggCost 0.5 + 0.5n,
+    C_max = 2·S + the cost of N/4 tuples at the largest R, δRSF = 0.5, deadlines from A5 at rho."""
+    rng = np.random.default_rng([seed, 83])
+    queries = []
+    arrivals = FixedRate(ws=Fraction(1), rate=Fraction(1), n=n)
+    for k in range(n_queries):
+        S = Fraction(int(rng.integers(5, 41)), 10)
+        R = Fraction(int(rng.integers(1, 7)), 20)
+        queries.append(Query(f"q{k + 1}", arrivals, arrivals.we + 1, LinearCost(S=S, R=R),
+                             AggCost(a0=Fraction(1, 2), a1=Fraction(1, 2))))
+    c_max = max(2 * q.cost.S + q.cost.R * Fraction(n, 4) for q in queries)  # type: ignore[attr-defined]
+    qs = QuerySet(queries=tuple(queries), c_max=c_max, time_unit=Fraction(1, 10))
+    return with_deadlines(qs, Fraction(repr(rho)), seed=seed)
+
+
+@experiment(
+    "intermittent-optimum",
+    Param("n_queries", int, 3, "queries sharing the executor"),
+    Param("N", int, 20, "tuples per window"),
+    Param("rho", float, 0.4, "A5's deadline factor"),
+    Param("seed", int, 0, "seed of the instance"),
+    Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase"),
+)
+def optimum(n_queries: int, N: int, rho: float, seed: int, deterministic_time: float) -> pd.DataFrame:
+    """Every heuristic (LLF/EDF/SJF/RR with MinBatch) against the CP-SAT optimum on one A5
+    instance: a row per heuristic with its misses and cost beside the optimum's status, misses,
+    cost, best bound and gap (one worker, deterministic limit: identical locally and on Spark)."""
+    from staleness_lab.optimize.batch_plan import optimal_plan
+
+    if n_queries < 1 or N < 1:
+        raise InputError("n_queries" if n_queries < 1 else "N", "must be >= 1")
+    qs = random_a5_instance(n_queries, N, rho, seed)
+    plans = {policy: dispatch(qs, policy) for policy in POLICIES}
+    best = min(plans.values(), key=lambda p: (p.misses, p.total_cost))
+    opt = optimal_plan(qs, hint=best, workers=1, deterministic_time=deterministic_time)
+    solver = opt.solver or {}
+    cost_phase = next((p for p in solver.get("phases", [])
+                       if p.get("phase") == "cost" and p.get("round") == solver.get("round")), {})
+    seconds = sum(p.get("seconds", 0.0) for p in solver.get("phases", []))
+    opt_row = plan_row(qs, opt)
+    rows = []
+    for policy, plan in plans.items():
+        row = plan_row(qs, plan)
+        rows.append({
+            "scheme": policy, **row,
+            "opt_status": solver.get("status", opt.status), "opt_misses": opt_row["misses"],
+            "opt_cost": opt_row["total_cost"], "opt_cost_bound": cost_phase.get("bound", math.nan),
+            "opt_gap": cost_phase.get("gap", math.nan), "opt_K_bound": bool(solver.get("K_bound", False)),
+            "opt_violations": opt_row["plan_violations"], "opt_seconds": seconds,
+            "cost_ratio": row["total_cost"] / opt_row["total_cost"] if opt.status == "ok" else math.nan,
+        })
+    return pd.DataFrame(rows)
+
+
+# -- the figures' grids ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure: its experiment, its curve parameter, its grid per profile and the paper's claim."""
+
+    name: str
+    experiment: str
+    curve: str
+    title: str
+    claim: str
+    rows: Callable[[str], list[dict[str, Any]]]
+
+
+def _seeds(profile: str) -> list[int]:
+    return {"quick": [0], "standard": [0, 1, 2], "full": list(range(10))}[profile]
+
+
+def _fig6_rows(profile: str) -> list[dict[str, Any]]:
+    names = ["Q1", "Q3", "CQ4"] if profile == "quick" else list(paper_queries().names)
+    return [{"query": q, "f": f, "scheme": "algorithm1"} for q in names for f in FIG6_FACTORS]
+
+
+def _fig7_rows(profile: str) -> list[dict[str, Any]]:
+    rows = []
+    for seed in _seeds(profile):
+        for policy in POLICIES:
+            rows.append({"policy": policy, "rho": 1.0, "windows": "random", "seed": seed})
+            rows += [{"policy": policy, "rho": rho, "windows": "same", "seed": seed} for rho in FIG7_RHOS]
+    return rows
+
+
+def _fig8_rows(profile: str) -> list[dict[str, Any]]:
+    return [{"policy": policy, "minbatch": minbatch, "rho": rho, "seed": seed}
+            for seed in _seeds(profile) for policy in ("edf", "llf") for minbatch in (True, False)
+            for rho in (1.0, *FIG7_RHOS)]
+
+
+def _profile_rows(rho: float, delta_rsf: float) -> Callable[[str], list[dict[str, Any]]]:
+    def rows(profile: str) -> list[dict[str, Any]]:
+        return [{"policy": policy, "profile": rate, "rho": rho, "delta_rsf": delta_rsf, "seed": seed}
+                for seed in _seeds(profile) for policy in POLICIES for rate in RATE_PROFILES]
+
+    return rows
+
+
+def _loss_rows(profile: str) -> list[dict[str, Any]]:
+    count = {"quick": 40, "standard": 600, "full": 6000}[profile]
+    return [{"seed": seed, "cost_kind": kind} for kind in ("linear", "concave") for seed in range(count)]
+
+
+def _optimum_rows(profile: str) -> list[dict[str, Any]]:
+    sizes = {"quick": [(2, 10)], "standard": [(2, 20), (3, 20), (4, 20)], "full": [(2, 20), (3, 20), (4, 20), (6, 30)]}
+    seeds = {"quick": 2, "standard": 4, "full": 30}[profile]
+    return [{"n_queries": k, "N": n, "rho": rho, "seed": seed, "deterministic_time": DETERMINISTIC_TIME[profile]}
+            for k, n in sizes[profile] for rho in (1.0, 0.4, 0.2) for seed in range(seeds)]
+
+
+FIGURES: dict[str, Figure] = {
+    f.name: f
+    for f in [
+        Figure("fig6", "intermittent-fig6", "f", "Fig. 6: one query alone, D = we + f·Cost(N)",
+               "Every deadline is met; 2 batches for f < 1, except at 0.1D where Q3, Q9 and Q10 need 3.", _fig6_rows),
+        Figure("fig7", "intermittent-multi", "policy", "Fig. 7: 13 queries, δRSF = 50 %, C_max = 30 s, fixed rate",
+               "EDF and LLF miss only at 0.1D; SJF at 0.2D and 0.1D; RR at 0.4D, 0.2D and 0.1D; normalized cost ≈ 1.5; "
+               "0.1D is infeasible (the last batches need more than max D − we).", _fig7_rows),
+        Figure("fig8", "intermittent-multi", "policy", "Fig. 8: EDF and LLF without MinBatch",
+               "Without MinBatch both fail from 0.4D on and cost 10× (EDF) and 7× (LLF) the MinBatch schedules.",
+               _fig8_rows),
+        Figure("fig10", "intermittent-multi", "profile", "Fig. 10: rate profiles at 0.1D, δRSF = 100 %",
+               "EDF and LLF meet every deadline under FR and VR1-4; SJF and RR only under VR1 and VR2; normalized "
+               "cost ≈ 2, a little higher for VR3 and VR4.", _profile_rows(0.1, 1.0)),
+        Figure("fig11", "intermittent-multi", "profile", "Fig. 11: rate profiles at 0.2D, δRSF = 50 %",
+               "EDF and LLF pass everything; SJF passes VR1-4 but fails FR; RR fails VR3 and VR4 (and FR).",
+               _profile_rows(0.2, 0.5)),
+        Figure("alg1-loss", "intermittent-alg1-loss", "cost_kind", "Algorithm 1 against the exact optimum",
+               "The paper claims Algorithm 1 optimal (C1); digest correction 1 refutes it.", _loss_rows),
+        Figure("optimum", "intermittent-optimum", "scheme", "Heuristics against the CP-SAT optimum",
+               "Not in the paper: the proven optimum judges LLF, EDF, SJF and RR.", _optimum_rows),
+    ]
+}
+
+
+def _check_profile(profile: str) -> None:
+    _check_choice(profile, PROFILES, "profile")
+
+
+def grid(name: str, profile: str, costmodels: str = "") -> list[dict[str, Any]]:
+    """The explicit parameter rows of a figure at a profile (for ``run_grid``)."""
+    _check_profile(profile)
+    if name not in FIGURES:
+        raise InputError("figure", f"must be one of {', '.join(FIGURES)}, got {name!r}")
+    rows = FIGURES[name].rows(profile)
+    if costmodels and FIGURES[name].experiment in ("intermittent-fig6", "intermittent-multi"):
+        rows = [{**row, "costmodels": costmodels} for row in rows]
+    return rows
+
+
+def run(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
+        costmodels: str = "", progress: bool = False) -> pd.DataFrame:
+    """A figure's rows at the profile as one tidy frame (``run_grid`` over :func:`grid`)."""
+    from staleness_lab.experiments.runner import run_grid
+
+    return run_grid(FIGURES[name].experiment, grid(name, profile, costmodels), runner=runner, master=master,
+                    cache_dir=cache_dir, progress=progress)
+
+
+def rate_profiles(n: int = 4500, seed: int = 0) -> pd.DataFrame:
+    """Fig. 9: the cumulative arrivals of each rate profile, tidy (profile, time, files)."""
+    frames = []
+    for kind in RATE_PROFILES:
+        arrivals = rate_profile(kind, n, rate=1, ws=1, seed=seed)
+        ks = np.unique(np.linspace(1, n, 200).round().astype(int))
+        frames.append(pd.DataFrame({"profile": kind, "time": [float(arrivals.input_time(int(k))) for k in ks],
+                                    "files": ks}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def counterexamples() -> dict[str, QuerySet]:
+    """Digest correction 1's three counterexamples to Algorithm 1's optimality (ws = 1, λ = 1)."""
+
+    def single(n: int, S: str, R: str, deadline: str, agg: AggCost | None = None) -> QuerySet:
+        arrivals = FixedRate(ws=Fraction(1), rate=Fraction(1), n=n)
+        query = Query("q", arrivals, Fraction(deadline), LinearCost(S=Fraction(S), R=Fraction(R)), agg or AggCost())
+        return QuerySet(queries=(query,), time_unit=Fraction(1, 1000))
+
+    return {
+        "N = 3, S = 0.5, R = 0.4, D = 4.25": single(3, "0.5", "0.4", "4.25"),
+        "N = 2, S = 0.5, R = 0.75, D = 3.5": single(2, "0.5", "0.75", "3.5"),
+        "N = 24, S = 0.8, R = 0.25, AggCost 0.5 + 0.5n, D = 27.468": single(
+            24, "0.8", "0.25", "27.468", AggCost(a0=Fraction(1, 2), a1=Fraction(1, 2))),
+    }
