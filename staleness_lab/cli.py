@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--cmax", metavar="C", help="override c_max, the largest cost of a non-final batch (seconds)")
     plan.add_argument("--objective", choices=OBJECTIVES, default="misses",
                       help="optimal: phase 1 minimises misses or tardiness (default: misses)")
-    plan.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="optimal: wall-clock seconds (default: 10)")
+    plan.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="optimal: wall-clock seconds per solver phase (default: 10)")
     plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers (default: 2)")
     plan.add_argument("--json", action="store_true", help="print one strict JSON object")
     plan.add_argument("--out", type=Path, metavar="DIR", help="write DIR/batches.parquet and DIR/queries.parquet")
@@ -220,7 +220,8 @@ def _plan(args: argparse.Namespace) -> int:
         print(plan.batches.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     else:
         print("(no batches)")
-    print(f"misses {plan.misses}  total cost {float(plan.total_cost):.6g}")
+    if plan.status == "ok":
+        print(f"misses {plan.misses}  total cost {float(plan.total_cost):.6g}")
     return 0
 
 

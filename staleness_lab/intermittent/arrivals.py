@@ -13,8 +13,8 @@ piecewise-linear cumulative curves over the nominal window ``W = (N-1)/λ``:
 * VR3, VR4: slower, the last tuple ``20/4500 W`` and ``7/4500 W`` late.
 
 The paper gives no numeric curves, so the shapes between those ends are our reading: seeded
-random rates on ten equal segments (VR1, VR3, VR4) and five bursts (VR2). Generated times sit on
-a 0.01 grid so plans stay exact and CP-SAT stays on its time grid.
+random rates on ten equal segments (VR1, VR3, VR4) and five bursts of seeded sizes (VR2).
+Generated times sit on a 0.01 grid so plans stay exact and CP-SAT stays on its time grid.
 """
 
 from __future__ import annotations
@@ -188,14 +188,17 @@ def rate_profile(kind: str, n: int, rate: float | Fraction = 1, ws: float | Frac
     width = float((n - 1) / base.rate)
     rng = np.random.default_rng([seed, PROFILES.index(kind)])
     if kind == "VR2":
-        # five bursts at 5x the nominal rate, pauses between them, ending at 0.9 W
+        # five bursts at 5x the nominal rate carrying seeded shares of the window, equal pauses
+        # between them, ending at 0.9 W
         bursts = 5
-        burst_len = width / 5 / bursts
-        gap = (0.9 * width - bursts * burst_len) / (bursts - 1)
+        shares = rng.uniform(0.5, 1.5, size=bursts)
+        shares /= shares.sum()
+        gap = (0.9 * width - width / 5) / (bursts - 1)
         knots: list[tuple[float, float]] = []
-        for b in range(bursts):
-            start = b * (burst_len + gap)
-            knots += [(start, b / bursts), (start + burst_len, (b + 1) / bursts)]
+        start, done = 0.0, 0.0
+        for share in shares:
+            knots += [(start, done), (start + share * width / 5, done + share)]
+            start, done = start + share * width / 5 + gap, done + share
         knots_t, knots_c = zip(*knots)
         curve_t, curve_c = np.array(knots_t), np.array(knots_c)
     else:

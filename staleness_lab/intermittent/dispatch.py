@@ -133,13 +133,14 @@ def dispatch(qs: QuerySet, policy: str, *, minbatch: bool = True, unknown_n: boo
         lives.append(live)
 
     steps: list[Step] = []
-    free = [min(live.eligible_at for live in lives)] * qs.executors
+    # more executors than queries stay idle (a query's batches never overlap): do not scan them
+    free = [min(live.eligible_at for live in lives)] * min(qs.executors, len(lives))
     t = free[0]
     last_served = -1
     pending = len(lives)
     while pending:
         while True:  # fill the idle executors at t (a zero-cost job frees its executor at once)
-            idle = [e for e in range(qs.executors) if free[e] <= t]
+            idle = [e for e in range(len(free)) if free[e] <= t]
             ready = [live for live in lives if not live.done and live.eligible_at <= t] if idle else []
             if not ready:
                 break

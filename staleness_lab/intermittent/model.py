@@ -55,6 +55,9 @@ class Query:
             raise InputError("deadline", f"must be after the window end we = {show(self.we)}, got {show(self.deadline)}")
         if isinstance(self.cost, TableCost) and len(self.cost.values) < self.n:
             raise InputError("cost.values", f"must cover every batch size up to N = {self.n}, has {len(self.cost.values)}")
+        if not self.cost(1) > 0:
+            raise InputError("cost", "a batch must cost something: Cost(1) must be > 0 (the plans' normalized cost "
+                             "divides by Cost(N), and a free batch has no place on an executor)")
 
     @property
     def n(self) -> int:

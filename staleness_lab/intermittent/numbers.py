@@ -8,17 +8,24 @@ scale them to integers on its time grid without rounding. Frames and JSON show t
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from staleness_lab.errors import InputError
 
-Number = Fraction
+#: The largest magnitude accepted: every number must also be shown as a float.
+LARGEST = Fraction(sys.float_info.max)
 
 
 def exact(value: Any, field: str, *, gt: float | None = None, ge: float | None = None) -> Fraction:
-    """``value`` as a Fraction (an int, a float read by its repr, a Fraction, or a decimal string
-    such as ``"2.25"``), finite and within the bounds, or an :class:`InputError` naming ``field``."""
+    """``value`` as a Fraction (an int, a float read by its repr, a Fraction, a NumPy scalar, or a
+    decimal string such as ``"2.25"``), finite, within float range (every result is also shown as
+    a float) and within the bounds, or an :class:`InputError` naming ``field``."""
+    if isinstance(value, np.generic) and not isinstance(value, np.bool_):
+        value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, str)):
         raise InputError(field, f"must be a number, got {value!r} ({type(value).__name__})")
     if isinstance(value, float) and not math.isfinite(value):
@@ -27,6 +34,9 @@ def exact(value: Any, field: str, *, gt: float | None = None, ge: float | None =
         number = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
     except (ValueError, ZeroDivisionError):
         raise InputError(field, f"must be a number, got {value!r}") from None
+    if abs(number) > LARGEST:
+        raise InputError(field, f"must be within ±{float(LARGEST):g} (float range), got a number of "
+                                f"{len(str(abs(number.numerator) // number.denominator))} digits")
     if gt is not None and not number > gt:
         raise InputError(field, f"must be > {gt:g}, got {show(number)}")
     if ge is not None and not number >= ge:

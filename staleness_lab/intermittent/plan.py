@@ -97,6 +97,9 @@ class BatchPlan:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
         order = {name: k for k, name in enumerate(self.queryset.names)}
+        unknown = sorted({s.query for s in self.steps} - set(order))
+        if unknown:
+            raise ValueError(f"steps of queries not in the query set: {', '.join(map(repr, unknown))}")
         steps = sorted(self.steps, key=lambda s: (s.start, order[s.query], s.first is None, s.first or 0))
         object.__setattr__(self, "steps", tuple(steps))
 
@@ -163,7 +166,8 @@ class BatchPlan:
         return total
 
     def to_json(self) -> dict[str, Any]:
-        """The plan as the ``plan --json`` object (without ``version``); non-finite numbers null."""
+        """The plan as the ``plan --json`` object (without ``version``); non-finite numbers null, and
+        ``misses`` and ``total_cost`` null unless there is a plan (status ``ok``)."""
 
         def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
             return [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
@@ -172,7 +176,8 @@ class BatchPlan:
             "status": self.status, "scheme": self.scheme, "reason": self.reason or None,
             "batches": records(self.batches),
             "queries": records(self.queries),
-            "misses": self.misses, "total_cost": float(self.total_cost), "solver": self.solver,
+            "misses": self.misses if self.status == "ok" else None,
+            "total_cost": float(self.total_cost) if self.status == "ok" else None, "solver": self.solver,
         }
 
 
@@ -192,7 +197,7 @@ def check_plan(qs: QuerySet, plan: BatchPlan) -> list[str]:
     * a query's batches cover tuples ``1..N`` in order, each ending by the next one's start
       (eq. 6), and each holding only tuples arrived at its start: ``A(start) >= last`` (eq. 8);
     * a batch's duration is at least ``Cost(size)`` (a plan on a coarser grid may round it up;
-      measured plans take whatever Spark took, so ``measured=True`` skips this rule);
+      measured plans take whatever Spark took: :func:`check_measured_plan` skips this rule);
     * the final aggregation exactly when there are ``n >= 2`` batches, starting after the last one
       ends and lasting at least ``AggCost(n)``;
     * under MinBatch (``plan.minbatch`` set for the query) with ``c_max``: every non-final batch
@@ -213,9 +218,6 @@ def _violations(qs: QuerySet, plan: BatchPlan, *, measured: bool) -> list[str]:
         return [f"status {plan.status!r} but {len(plan.steps)} steps"] if plan.steps else []
     by_executor: dict[int, list[Any]] = defaultdict(list)
     for step in plan.steps:
-        if step.query not in qs.names:
-            out.append(f"a step of unknown query {step.query!r}")
-            continue
         if not 0 <= step.executor < qs.executors:
             out.append(f"{step.query}: executor {step.executor} outside 0..{qs.executors - 1}")
         if step.end < step.start:

@@ -88,8 +88,15 @@ def check_plan_dir(directory: Path, option: str = "--out") -> None:
 
 def write_plan(plan: BatchPlan, directory: Path, *, version: str,
                options: Mapping[str, Any] | None = None) -> list[Path]:
-    """Write ``DIR/batches.parquet`` and ``DIR/queries.parquet`` all or nothing (module docstring)."""
-    directory = Path(directory)
+    """Write ``DIR/batches.parquet`` and ``DIR/queries.parquet`` all or nothing (module docstring);
+    a write the system refuses (no space, no permission) is an :class:`InputError` naming ``--out``."""
+    try:
+        return _write_plan(plan, Path(directory), version=version, options=options)
+    except OSError as err:
+        raise InputError("--out", f"{directory}: cannot write the plan ({err.strerror or err})") from None
+
+
+def _write_plan(plan: BatchPlan, directory: Path, *, version: str, options: Mapping[str, Any] | None) -> list[Path]:
     check_plan_dir(directory)
     parent = directory.parent
     parent.mkdir(parents=True, exist_ok=True)

@@ -24,14 +24,17 @@ from dataclasses import replace
 from typing import Any
 
 from staleness_lab.errors import InputError
-from staleness_lab.intermittent.dispatch import dispatch
+from staleness_lab.intermittent.costs import LinearCost
+from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES, algorithm1, exact
 
+#: The largest window the exact DP hints the optimizer with, for non-linear costs.
+HINT_EXACT_TUPLES = 200
 SCHEMES = ("algorithm1", "exact", "llf", "edf", "sjf", "rr", "optimal")
 #: The dispatch policies among :data:`SCHEMES`, in :func:`best_heuristic`'s tie-break order.
-DISPATCH_SCHEMES = ("llf", "edf", "sjf", "rr")
+DISPATCH_SCHEMES = POLICIES
 #: The CP-SAT planner's phase-1 objectives.
 OBJECTIVES = ("misses", "tardiness")
 
@@ -63,7 +66,10 @@ def best_heuristic(qs: QuerySet, minbatch: bool = True) -> BatchPlan:
     candidates = [dispatch(qs, policy, minbatch=minbatch) for policy in DISPATCH_SCHEMES]
     if len(qs.queries) == 1:
         candidates.append(algorithm1(qs))
-        if qs.queries[0].n <= MAX_TUPLES:  # exact refuses larger N (its O(N^2 · n) states)
+        query = qs.queries[0]
+        # the exact DP as a hint only where it is quick: linear costs (milliseconds up to its
+        # limit) or small windows (its Pareto search takes seconds from a few hundred tuples)
+        if query.n <= (MAX_TUPLES if isinstance(query.cost, LinearCost) else HINT_EXACT_TUPLES):
             candidates.append(exact(qs))
     planned = [plan for plan in candidates if plan.status == "ok"]
     # the dispatcher always plans, so `planned` is never empty

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 import staleness_lab
+from staleness_lab.errors import InputError
 from intermittent.cli_run import run
 from staleness_lab.intermittent import check_plan, load_queryset
 from staleness_lab.intermittent import planfiles
@@ -133,7 +134,8 @@ def test_no_plan_and_infeasible_exit_0_with_strict_json(tmp_path: Path, capsys: 
         "name": "late", "arrivals": {"ws": 1, "rate": 1, "N": 10}, "deadline": 10.5,
         "cost": {"kind": "linear", "S": 5, "R": 1}}]})
     no_plan = plan_json(capsys, hopeless, "--scheme", "algorithm1")
-    assert no_plan["status"] == "no-plan" and no_plan["batches"] == [] and no_plan["misses"] == 0
+    assert no_plan["status"] == "no-plan" and no_plan["batches"] == [] and no_plan["misses"] is None
+    assert no_plan["total_cost"] is None
     assert no_plan["reason"] and no_plan["queries"][0]["completion"] is None  # NaN shown as null
     infeasible = plan_json(capsys, hopeless, "--scheme", "exact")
     assert infeasible["status"] == "infeasible" and infeasible["batches"] == []
@@ -237,7 +239,7 @@ def test_a_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     plan = make_plan(load_queryset(E5), "edf")
     _failing_second_write(monkeypatch)
     out = tmp_path / "plan"
-    with pytest.raises(OSError, match="simulated"):
+    with pytest.raises(InputError, match=r"--out: .*cannot write the plan \(disk full \(simulated\)\)"):
         write_plan(plan, out, version="test")
     assert list(tmp_path.iterdir()) == []  # neither DIR nor a temporary directory
 
@@ -247,7 +249,7 @@ def test_a_failed_rewrite_keeps_the_old_plan(tmp_path: Path, monkeypatch: pytest
     write_plan(make_plan(load_queryset(E5), "edf"), out, version="test", options={"scheme": "edf"})
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     _failing_second_write(monkeypatch)
-    with pytest.raises(OSError, match="simulated"):
+    with pytest.raises(InputError, match="simulated"):
         write_plan(make_plan(load_queryset(E5), "rr"), out, version="test")
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert [p.name for p in tmp_path.iterdir()] == ["plan"]

@@ -216,10 +216,10 @@ def querysets(draw) -> QuerySet:
         kind = draw(st.sampled_from(["FR", "FR", "VR1", "VR2", "VR3", "VR4"]))
         arrivals = rate_profile(kind, n, rate, ws, seed=draw(st.integers(0, 5)))
         if draw(st.booleans()):
-            cost = LinearCost(S=draw(grid), R=draw(st.fractions(0, 1, max_denominator=10)))
-        else:
+            cost = LinearCost(S=draw(grid) + F(1, 10), R=draw(st.fractions(0, 1, max_denominator=10)))
+        else:  # Cost(1) > 0: a batch always costs something
             a = draw(grid)
-            cost = PiecewiseCost(S=draw(grid), points=((F(0), F(0)), (F(5), a), (F(20), a + draw(grid))))
+            cost = PiecewiseCost(S=draw(grid) + F(1, 10), points=((F(0), F(0)), (F(5), a), (F(20), a + draw(grid))))
         agg = draw(st.one_of(st.just(NO_AGG), st.builds(AggCost, a0=grid, a1=st.fractions(0, 1, max_denominator=4))))
         deadline = arrivals.we + draw(st.sampled_from([F(1, 2), F(1), F(5), F(20), F(100)]))
         queries.append(Query(f"q{k}", arrivals, deadline, cost, agg))

@@ -74,10 +74,10 @@ def _full_scan(query: Query, delta: F, c_max: F | None) -> tuple[int, bool]:
     return best, False
 
 
-costs = st.one_of(
-    st.builds(LinearCost, S=st.fractions(0, 5, max_denominator=10), R=st.fractions(0, 2, max_denominator=20)),
+costs = st.one_of(  # S >= 0.1: a batch always costs something (Cost(1) > 0)
+    st.builds(LinearCost, S=st.fractions(F(1, 10), 5, max_denominator=10), R=st.fractions(0, 2, max_denominator=20)),
     st.builds(lambda s, a, b: PiecewiseCost(S=s, points=((F(0), F(0)), (F(10), a), (F(50), a + b))),
-              st.fractions(0, 5, max_denominator=10), st.fractions(0, 5, max_denominator=10),
+              st.fractions(F(1, 10), 5, max_denominator=10), st.fractions(0, 5, max_denominator=10),
               st.fractions(0, 5, max_denominator=10)),
 )
 aggs = st.one_of(st.just(NO_AGG), st.builds(AggCost, a0=st.fractions(0, 3, max_denominator=4),

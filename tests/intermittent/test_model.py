@@ -87,6 +87,9 @@ BAD = [
     Bad("deadline-at-profile-end", profile_query(4), "queries[0].deadline", ["window end"]),
     # negative coefficients
     Bad("negative-S", query(0, cost={"kind": "linear", "S": -2, "R": 0.2}), "queries[0].cost.S", [">= 0"]),
+    Bad("free-batches", query(1, cost={"kind": "linear", "S": 0, "R": 0}), "queries[1].cost", ["Cost(1) must be > 0"]),
+    Bad("free-first-table-entry", query(0, cost={"kind": "table", "values": [0] + [1] * 99}), "queries[0].cost",
+        ["Cost(1) must be > 0"]),
     Bad("negative-R", query(0, cost={"kind": "linear", "S": 2, "R": -0.2}), "queries[0].cost.R", [">= 0"]),
     Bad("negative-piecewise-S", query(0, cost={"kind": "piecewise", "S": -1, "points": [[0, 0], [100, 4]]}),
         "queries[0].cost.S", [">= 0"]),
@@ -222,7 +225,7 @@ VARIETY: dict[str, Any] = {
          "agg_cost": {"kind": "table", "values": [0.5, 0.75, 1]}},
         {"name": "plain", "arrivals": {"ws": 0, "rate": 0.5, "N": 7}, "deadline": 30.25,
          "cost": {"kind": "piecewise", "S": 0.4, "points": [[0, 0], [3, 1.5], [7, 2.1]]}},
-        {"name": "free", "arrivals": {"profile": [[2, 4]]}, "deadline": 3, "cost": {"kind": "linear", "S": 0, "R": 0},
+        {"name": "cheap", "arrivals": {"profile": [[2, 4]]}, "deadline": 3, "cost": {"kind": "linear", "S": 0, "R": 0.01},
          "agg_cost": {"kind": "none"}},
     ],
 }
@@ -240,12 +243,12 @@ def test_good_sets_round_trip_through_to_dict(source: str) -> None:
 
 def test_variety_parses_into_the_right_models() -> None:
     qs = parse_queryset(copy.deepcopy(VARIETY))
-    steps, plain, free = qs.queries
+    steps, plain, cheap = qs.queries
     assert isinstance(steps.arrivals, StepProfile) and steps.arrivals.nominal_rate == 2 and steps.n == 9
     assert isinstance(plain.arrivals, FixedRate) and plain.we == 12 and plain.min_cost == F(5, 2)
     assert isinstance(plain.cost, PiecewiseCost) and plain.cost(1) == F(9, 10)
     assert steps.agg_cost(2) == F(1, 2) and steps.agg_cost(5) == F(5, 4)  # the last step repeated
-    assert free.n == 4 and free.min_cost == 0 and free.agg_cost(7) == 0
+    assert cheap.n == 4 and cheap.min_cost == F(1, 25) and cheap.agg_cost(7) == 0
     assert qs.c_max is None and qs.executors == 2 and qs.time_unit == F(1, 100)
 
 
