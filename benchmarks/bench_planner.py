@@ -3,8 +3,7 @@
 For each deadline factor ρ in {1, 0.4, 0.2} and each number of queries (1, 2, 3, 4, 6, 8, 12,
 16 by default), seeded A5 instances (:func:`staleness_lab.experiments.intermittent.random_a5_instance`:
 N tuples per query at λ = 1, random linear costs, one window) are planned with the best
-heuristic as the hint, ``--time-limit`` seconds per phase on ``--workers`` workers (the planner
-gets twice that as its wall-clock budget for both phases and any slot-cap rounds). A size is
+heuristic as the hint, ``--time-limit`` seconds per phase on ``--workers`` workers. A size is
 "proven" when both phases (misses, then cost) are OPTIMAL on every seed; the report gives,
 per ρ, the largest proven size, its K (slots per query) and the median and largest solve time
 per size.
@@ -44,7 +43,7 @@ def measure(n_queries: int, n: int, rho: float, seed: int, time_limit: float, wo
     qs = random_a5_instance(n_queries, n, rho, seed)
     hint = best_heuristic(qs)
     start = time.perf_counter()
-    plan = optimal_plan(qs, hint=hint, time_limit=2 * time_limit, workers=workers)
+    plan = optimal_plan(qs, hint=hint, time_limit=time_limit, workers=workers)
     seconds = time.perf_counter() - start
     solver = plan.solver or {}
     phases = solver.get("phases", [])

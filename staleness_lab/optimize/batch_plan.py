@@ -80,8 +80,9 @@ otherwise the plan's status is ``"unknown"`` with the reason.
 count is then exact, not a cap) and ``plan.minbatch`` records x. ``cost_cap=True``: each query's
 cost (grid units) ``<= floor((1 + δRSF)·Cost_q(N)/u)``.
 
-**Budget.** ``time_limit`` (seconds, wall clock) is the whole call's budget: phase 1 gets 70 % of
-what is left, phase 2 the rest. ``deterministic_time`` instead gives every CP-SAT solve
+**Budget.** ``time_limit`` (seconds, wall clock) is per phase: each CP-SAT solve gets at most
+that, and the whole call (both phases and any rounds of K doubling) at most twice that, so a
+call with the defaults ends within about 20 s. ``deterministic_time`` instead gives every CP-SAT solve
 ``max_deterministic_time`` with ``interleave_search`` and a fixed seed, and no wall-clock limit,
 so a result is reproducible run to run (sweeps use this); ``time_limit`` is then not used.
 
@@ -120,16 +121,17 @@ from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
+from staleness_lab.intermittent.schemes import OBJECTIVES
 from staleness_lab.intermittent.plan import BatchPlan, Step, aggregate, batch
 
-#: Phase-1 objectives.
-OBJECTIVES = ("misses", "tardiness")
 SCHEME = "optimal"
 #: CP-SAT's random seed (fixed: deterministic mode needs it, and wall-clock runs vary less).
 SEED = 1
-#: Share of the remaining wall-clock budget phase 1 may use (phase 2 gets the rest).
-PHASE1_SHARE = 0.7
-#: A new round of K doubling starts only with this share of ``time_limit`` left.
+#: The largest query (tuples) the planner takes: it tabulates costs and arrivals per size.
+MAX_TUPLES = 100_000
+#: The largest planning horizon in grid units (CP-SAT's domains are 64-bit; sums of them must fit).
+MAX_UNITS = 10**9
+#: A new round of K doubling starts only with this share of the call's budget left.
 MIN_ROUND_SHARE = 0.05
 #: Rounds (K doublings + 1) in deterministic mode.
 DET_ROUNDS = 4
@@ -474,10 +476,15 @@ class _Budget:
     deterministic: float | None
     started: float = field(default_factory=time.perf_counter)
 
-    def left(self) -> float:
-        return self.time_limit - (time.perf_counter() - self.started)
+    @property
+    def total(self) -> float:
+        """The whole call's wall-clock budget: two phases' worth."""
+        return 2 * self.time_limit
 
-    def solve(self, model: cp_model.CpModel, share: float) -> tuple[cp_model.CpSolver, int, dict[str, Any]]:
+    def left(self) -> float:
+        return self.total - (time.perf_counter() - self.started)
+
+    def solve(self, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, int, dict[str, Any]]:
         solver = cp_model.CpSolver()
         params = solver.parameters
         params.num_workers = self.workers
@@ -487,7 +494,7 @@ class _Budget:
             params.max_deterministic_time = self.deterministic
             params.interleave_search = True
         else:
-            limit = max(0.01, self.left() * share)
+            limit = max(0.01, min(self.time_limit, self.left()))
             params.max_time_in_seconds = limit
         began = time.perf_counter()
         status = solver.solve(model)
@@ -521,7 +528,7 @@ def _solve_round(qs: QuerySet, consts: list[_Const], objective: str, seed: Batch
     built.hint_plan(seed)
     first = built.misses if objective == "misses" else built.tardiness
     model.minimize(first)
-    solver, status, info = budget.solve(model, PHASE1_SHARE)
+    solver, status, info = budget.solve(model)
     phases = [_phase(objective, round_no, status, solver, info, Fraction(1) if objective == "misses" else unit)]
     result = _Round(K=K, phases=phases, status1=_STATUS.get(status, str(status)))
     if status == cp_model.MODEL_INVALID:
@@ -549,13 +556,13 @@ def _solve_round(qs: QuerySet, consts: list[_Const], objective: str, seed: Batch
     else:
         built.hint_solution(solver)
     model.minimize(second)
-    solver2, status2, info2 = budget.solve(model, 1.0)
+    solver2, status2, info2 = budget.solve(model)
     phases.append(_phase("cost", round_no, status2, solver2, info2, unit, divide=w_cost))
     result.status2 = _STATUS.get(status2, str(status2))
     result.solution = fallback
     if status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         second_solution = built.read(solver2)
-        if _key(consts, second_solution, objective)[1:] <= mine[1:] or status2 == cp_model.OPTIMAL:
+        if _key(consts, second_solution, objective) <= mine or status2 == cp_model.OPTIMAL:
             result.solution = second_solution
     result.key = _key(consts, result.solution, objective)
     return result
@@ -698,6 +705,19 @@ def _fixed(qs: QuerySet, fixed_sizes: Mapping[str, int] | None) -> dict[str, tup
     return out
 
 
+def _check_size(qs: QuerySet) -> None:
+    """Refuse a model CP-SAT cannot hold: more than :data:`MAX_TUPLES` tuples in a query (its
+    per-size tables), or a horizon past :data:`MAX_UNITS` grid units (a ``time_unit`` too fine)."""
+    for k, query in enumerate(qs.queries):
+        if query.n > MAX_TUPLES:
+            raise InputError(f"queries[{k}].arrivals.N",
+                             f"the CP-SAT planner takes at most {MAX_TUPLES} tuples per query, got {query.n}")
+    span = max(max(q.we, q.deadline) for q in qs.queries) + sum((q.total_cost([q.n]) for q in qs.queries), Fraction(0))
+    if span / qs.time_unit > MAX_UNITS:
+        raise InputError("time_unit", f"{show(qs.time_unit)} s makes the planning horizon {float(span / qs.time_unit):.3g} "
+                                      f"grid units, more than CP-SAT's limit here of {MAX_UNITS:.0e}: choose a coarser unit")
+
+
 def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float = 10.0, workers: int = 2,
                  hint: BatchPlan | None = None, deterministic_time: float | None = None,
                  fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
@@ -714,6 +734,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
         raise InputError("deterministic_time", f"must be > 0, got {deterministic_time!r}")
     if max_slots is not None and (isinstance(max_slots, bool) or not isinstance(max_slots, int) or max_slots < 1):
         raise InputError("max_slots", f"must be an integer >= 1, got {max_slots!r}")
+    _check_size(qs)
     fixed = _fixed(qs, fixed_sizes)
     limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
     K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}
@@ -751,7 +772,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
         if budget.deterministic is not None:
             more_time = round_no < DET_ROUNDS
         else:
-            more_time = budget.left() > MIN_ROUND_SHARE * budget.time_limit
+            more_time = budget.left() > MIN_ROUND_SHARE * budget.total
         if not grow or not more_time:
             break
         for name in grow:
