@@ -50,15 +50,16 @@ from staleness_lab.experiments.registry import Param, experiment
 from staleness_lab.intermittent import (
     AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, check_plan, load_queryset, rate_profile,
 )
+from staleness_lab.intermittent import PROFILES as PROFILES_OF_RATE
 from staleness_lab.intermittent.costs import parse_agg_cost, parse_cost
 from staleness_lab.intermittent.deadlines import c7, with_deadlines
-from staleness_lab.intermittent.dispatch import dispatch
+from staleness_lab.intermittent.dispatch import POLICIES, dispatch
+from staleness_lab.intermittent.numbers import exact as exact_number
 from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.intermittent.single import algorithm1, exact
 
 PROFILES = ("quick", "standard", "full")
-POLICIES = ("llf", "edf", "sjf", "rr")
-RATE_PROFILES = ("FR", "VR1", "VR2", "VR3", "VR4")
+RATE_PROFILES = PROFILES_OF_RATE
 #: Fig. 6's deadline factors f (D = we + f·Cost(N)) and Fig. 7's ρ of the same-window cases.
 FIG6_FACTORS = (1.0, 0.8, 0.6, 0.4, 0.2, 0.1)
 FIG7_RHOS = (0.8, 0.6, 0.4, 0.2, 0.1)
@@ -118,9 +119,9 @@ def multi_instance(rho: float, windows: str, profile: str, delta_rsf: float, see
             width = int(math.ceil((arrivals.n - 1) / float(arrivals.rate))) + 1
             arrivals = FixedRate(ws=Fraction(int(rng.integers(1, width + 1))), rate=arrivals.rate, n=arrivals.n)
         queries.append(Query(q.name, arrivals, arrivals.we + 1, q.cost, q.agg_cost))
-    nominal = base.with_overrides(queries=tuple(queries), delta_rsf=Fraction(repr(delta_rsf)),
-                                  c_max=Fraction(repr(c_max)))
-    timed = with_deadlines(nominal, Fraction(repr(rho)), seed=seed)
+    nominal = base.with_overrides(queries=tuple(queries), delta_rsf=exact_number(delta_rsf, "delta_rsf"),
+                                  c_max=exact_number(c_max, "c_max"))
+    timed = with_deadlines(nominal, exact_number(rho, "rho"), seed=seed)
     if profile == "FR":
         return timed
     varied = []
@@ -173,7 +174,7 @@ def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time:
     if query not in base.names:
         raise InputError("query", f"must be one of {', '.join(base.names)}, got {query!r}")
     q = base.query(query)
-    deadline = q.we + Fraction(repr(f)) * q.min_cost
+    deadline = q.we + exact_number(f, "f") * q.min_cost
     qs = QuerySet(queries=(Query(q.name, q.arrivals, deadline, q.cost, q.agg_cost),), time_unit=base.time_unit)
     if scheme == "algorithm1":
         plan = algorithm1(qs)
@@ -221,8 +222,9 @@ def multi(policy: str, minbatch: bool, rho: float, windows: str, profile: str, d
 
 
 def random_single_query(seed: int, n_max: int, cost_kind: str) -> QuerySet:
-    """A seeded random single query on a 0.05 grid: N in [2, n_max], ws = 1, λ = 1, S in [0, 2],
-    R in [0.05, 1.5] (or a concave two-segment cost), AggCost none or 0.5 + 0.5n, and
+    """A seeded random single query: N in [2, n_max], ws = 1, λ = 1, S in [0, 2] and R in [0.05, 1.5]
+    on a 0.05 grid (or a concave two-segment cost, whose second slope R/3 is off that grid),
+    AggCost none or 0.5 + 0.5n, and
     D = we + f·Cost(N) with f in [0.05, 1.2] (the feasibility edge, where Algorithm 1 errs),
     rounded down to the 0.05 grid (the set's ``time_unit``, so CP-SAT's optimum is exact)."""
     rng = np.random.default_rng([seed, 61])
@@ -281,19 +283,25 @@ def alg1_loss(seed: int, n_max: int, cost_kind: str) -> pd.DataFrame:
 
 def random_a5_instance(n_queries: int, n: int, rho: float, seed: int) -> QuerySet:
     """A5 instance (digest §2, §7.4): ``n_queries`` queries of ``n`` tuples at λ = 1 from ws = 1,
-    random linear costs on a 0.1 grid (S in [0.5, 4], R in [0.05, 0.3]), AggCost 0.5 + 0.5n,
-    C_max = 2·S + the cost of N/4 tuples at the largest R, δRSF = 0.5, deadlines from A5 at rho."""
+    random linear costs (S in [0.5, 4] on a 0.1 grid, R in {0.1, 0.2, 0.3}), AggCost 0.5 + 0.5n,
+    C_max = 2·S + the cost of N/4 tuples at the largest R, δRSF = 0.5, deadlines from A5 at rho.
+    C_max and the deadlines are rounded down to the 0.1 grid (the set's ``time_unit``), so every
+    number sits on the planner's grid and its optimum is the true optimum."""
     rng = np.random.default_rng([seed, 83])
+    unit = Fraction(1, 10)
     queries = []
     arrivals = FixedRate(ws=Fraction(1), rate=Fraction(1), n=n)
     for k in range(n_queries):
         S = Fraction(int(rng.integers(5, 41)), 10)
-        R = Fraction(int(rng.integers(1, 7)), 20)
+        R = Fraction(int(rng.integers(1, 4)), 10)
         queries.append(Query(f"q{k + 1}", arrivals, arrivals.we + 1, LinearCost(S=S, R=R),
                              AggCost(a0=Fraction(1, 2), a1=Fraction(1, 2))))
     c_max = max(2 * q.cost.S + q.cost.R * Fraction(n, 4) for q in queries)  # type: ignore[attr-defined]
-    qs = QuerySet(queries=tuple(queries), c_max=c_max, time_unit=Fraction(1, 10))
-    return with_deadlines(qs, Fraction(repr(rho)), seed=seed)
+    qs = QuerySet(queries=tuple(queries), c_max=math.floor(c_max / unit) * unit, time_unit=unit)
+    timed = with_deadlines(qs, exact_number(rho, "rho"), seed=seed)
+    return timed.with_overrides(queries=tuple(
+        Query(q.name, q.arrivals, max(math.floor(q.deadline / unit) * unit, q.we + unit), q.cost, q.agg_cost)
+        for q in timed.queries))
 
 
 @experiment(
@@ -319,7 +327,6 @@ def optimum(n_queries: int, N: int, rho: float, seed: int, deterministic_time: f
     solver = opt.solver or {}
     cost_phase = next((p for p in solver.get("phases", [])
                        if p.get("phase") == "cost" and p.get("round") == solver.get("round")), {})
-    seconds = sum(p.get("seconds", 0.0) for p in solver.get("phases", []))
     opt_row = plan_row(qs, opt)
     rows = []
     for policy, plan in plans.items():
@@ -329,7 +336,7 @@ def optimum(n_queries: int, N: int, rho: float, seed: int, deterministic_time: f
             "opt_status": solver.get("status", opt.status), "opt_misses": opt_row["misses"],
             "opt_cost": opt_row["total_cost"], "opt_cost_bound": cost_phase.get("bound", math.nan),
             "opt_gap": cost_phase.get("gap", math.nan), "opt_K_bound": bool(solver.get("K_bound", False)),
-            "opt_violations": opt_row["plan_violations"], "opt_seconds": seconds,
+            "opt_violations": opt_row["plan_violations"], "opt_on_grid": bool(solver.get("on_grid", False)),
             "cost_ratio": row["total_cost"] / opt_row["total_cost"] if opt.status == "ok" else math.nan,
         })
     return pd.DataFrame(rows)

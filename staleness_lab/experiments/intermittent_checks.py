@@ -209,25 +209,33 @@ def check7() -> dict[str, Any]:
 def check8(fig7: pd.DataFrame | None = None, profile: str = LIVE) -> dict[str, Any]:
     tight, loose = c7(e5("0.2")), c7(e5("0.4"))
     parts = [f"E5 ρ = 0.2: {tight.detail}", f"ρ = 0.4: {loose.detail}"]
-    ok = (not tight.holds and tight.last_work == 28 and tight.available == F("23.4") and loose.holds)
+    e5_ok = not tight.holds and tight.last_work == 28 and tight.available == F("23.4") and loose.holds
+    ok: bool | None = e5_ok
     if fig7 is not None and len(fig7):
         same = fig7[(fig7["windows"] == "same")]
         flagged = same[~same["c7_holds"].astype(bool)]
         rhos = sorted(set(flagged["rho"]))
         parts.append(f"paper scale: C7 flags ρ = {', '.join(f'{r:g}' for r in rhos) or 'none'}")
-        ok = ok and 0.1 in rhos
+        ok = e5_ok and 0.1 in rhos
+    else:
+        parts.append("paper scale: not computable, the Fig. 7 sweep was not run")
+        ok = None if e5_ok else False
     return _row("8", "C7", "The C7 checker flags E5 at ρ = 0.2 (28 > 23.4) and the paper-scale 0.1D case.",
-                ok, float(tight.available - tight.last_work) if not ok else 0.0, "; ".join(parts), profile)
+                ok, 0.0 if ok else -1.0, "; ".join(parts), profile)
 
 
 def check9(frames: Mapping[str, pd.DataFrame], profile: str) -> dict[str, Any]:
     counted = {name: frame for name, frame in frames.items() if "plan_violations" in frame.columns}
     plans = sum(len(f) for f in counted.values())
     bad = sum(int((f["plan_violations"] > 0).sum()) for f in counted.values())
-    for name in ("alg1-loss",):
-        if name in frames:
-            plans += 2 * len(frames[name])
-            bad += int(((frames[name]["alg1_violations"] > 0) | (frames[name]["exact_violations"] > 0)).sum())
+    if "alg1-loss" in frames:
+        loss = frames["alg1-loss"]
+        plans += 2 * len(loss)
+        bad += int((loss["alg1_violations"] > 0).sum() + (loss["exact_violations"] > 0).sum())
+    if "optimum" in frames:  # the CP-SAT plan, once per instance
+        optimal = frames["optimum"].drop_duplicates(["n_queries", "N", "rho", "seed"])
+        plans += len(optimal)
+        bad += int((optimal["opt_violations"] > 0).sum())
     if not plans:
         return _row("9", "plans", "Every plan passes the invariants.", None, math.nan, "no sweep was run", profile)
     return _row("9", "plans", "Every plan of every scheme and instance passes the invariants: no overlap on an executor, "
@@ -251,8 +259,8 @@ def check10() -> dict[str, Any]:
 
 
 def worked_examples() -> pd.DataFrame:
-    """Checks 1-8 and 10, computed now (check 8 without the paper-scale part)."""
-    return pd.DataFrame([check1(), check2(), check3(), check4(), check5(), check6(), check7(), check8(), check10()],
+    """Checks 1-7 and 10, computed now (check 8 needs the Fig. 7 sweep too: :func:`sweep_checks`)."""
+    return pd.DataFrame([check1(), check2(), check3(), check4(), check5(), check6(), check7(), check10()],
                         columns=COLUMNS)
 
 
@@ -264,8 +272,9 @@ def _missing(name: str, claim: str, figure: str, profile: str) -> dict[str, Any]
 
 
 def _late_rhos(frame: pd.DataFrame, policy: str, minbatch: bool = True) -> list[float]:
-    """The same-window ρ at which the policy misses a deadline in a majority of seeds."""
-    rows = frame[(frame["policy"] == policy) & (frame["windows"] == "same") & (frame["minbatch"] == minbatch)]
+    """The ρ at which the policy misses a deadline in a majority of seeds (Fig. 7 reads its ρ = 1
+    point from random windows, the others from one window for all)."""
+    rows = frame[(frame["policy"] == policy) & (frame["minbatch"] == minbatch)]
     share = rows.assign(missed=rows["misses"] > 0).groupby("rho")["missed"].mean()
     return sorted(float(r) for r, s in share.items() if s > 0.5)
 
@@ -304,8 +313,8 @@ PAPER_FIG7 = {"edf": [0.1], "llf": [0.1], "sjf": [0.1, 0.2], "rr": [0.1, 0.2, 0.
 
 
 def fig7_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
-    claim = ("Fig. 7: with MinBatch, EDF and LLF miss only at 0.1D, SJF at 0.2D and 0.1D, RR at 0.4D, 0.2D and 0.1D; "
-             "normalized cost ≈ 1.5 (within 1.4-1.6).")
+    claim = ("Fig. 7: with MinBatch, EDF and LLF miss only at 0.1D, SJF at 0.2D and 0.1D, RR at 0.4D, 0.2D and 0.1D "
+             "(a miss counts at a ρ where most seeds miss); normalized cost ≈ 1.5 (within 1.4-1.6).")
     if frame is None:
         return _missing("fig7", claim, "Fig. 7", profile)
     frame = frame.assign(minbatch=frame.get("minbatch", True))
@@ -318,21 +327,25 @@ def fig7_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
                 detail, profile)
 
 
-def fig8_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
-    claim = ("Fig. 8: without MinBatch, EDF and LLF miss from 0.4D on (with MinBatch they pass down to 0.2D) and cost "
-             "several times more (paper: 10× and 7×).")
+def fig8_check(frame: pd.DataFrame | None, profile: str, synthetic: bool = True) -> dict[str, Any]:
+    claim = ("Fig. 8: without MinBatch, EDF and LLF miss from 0.4D on (with MinBatch they pass down to 0.2D), at 10× "
+             "(EDF) and 7× (LLF) the MinBatch cost; a miss counts at a ρ where most seeds miss.")
     if frame is None:
         return _missing("fig8", claim, "Fig. 8", profile)
     parts, ok = [], True
-    for policy in ("edf", "llf"):
+    for policy, paper_ratio in (("edf", 10.0), ("llf", 7.0)):
         plain, mb = _late_rhos(frame, policy, False), _late_rhos(frame, policy, True)
         ratio = float(frame[(frame["policy"] == policy) & ~frame["minbatch"]]["total_cost"].mean()
                       / frame[(frame["policy"] == policy) & frame["minbatch"]]["total_cost"].mean())
-        fails_from = bool(plain) and all(r in plain for r in (0.4, 0.2, 0.1))
-        ok = ok and fails_from and ratio > 1 and not any(r >= 0.2 for r in mb)
+        fails_from = all(r in plain for r in (0.4, 0.2, 0.1))
+        ok = ok and fails_from and not any(r >= 0.2 for r in mb) and (synthetic or ratio >= paper_ratio)
         parts.append(f"{policy.upper()}: no-MinBatch misses at ρ {', '.join(f'{r:g}' for r in plain) or 'none'}, "
-                     f"MinBatch at {', '.join(f'{r:g}' for r in mb) or 'none'}, cost ratio {ratio:.1f}×")
-    return _row("fig8", "Fig. 8", claim, ok, 0.0 if ok else -1.0, "; ".join(parts) + SYNTHETIC_NOTE, profile)
+                     f"MinBatch at {', '.join(f'{r:g}' for r in mb) or 'none'}, cost ratio {ratio:.1f}× "
+                     f"(paper {paper_ratio:g}×)")
+    if synthetic:
+        parts.append("the cost ratio is not judged: it is set by the per-batch overheads of the unpublished TPC-H "
+                     "curves" + SYNTHETIC_NOTE)
+    return _row("fig8", "Fig. 8", claim, ok, 0.0 if ok else -1.0, "; ".join(parts), profile)
 
 
 PAPER_PROFILES = {
@@ -405,11 +418,11 @@ def optimum_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def optimum_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
-    claim = ("Not in the paper: wherever CP-SAT proves its plan optimal, no heuristic misses fewer deadlines, or costs "
-             "less at equal misses.")
+    claim = ("Not in the paper: wherever CP-SAT proves its plan optimal (every number on its time grid), no heuristic "
+             "misses fewer deadlines, or costs less at equal misses.")
     if frame is None:
         return _missing("optimum", claim, "CP-SAT", profile)
-    proven = frame[frame["opt_status"] == "optimal"]
+    proven = frame[(frame["opt_status"] == "optimal") & frame["opt_on_grid"].astype(bool)]
     beaten = proven[(proven["misses"] < proven["opt_misses"])
                     | ((proven["misses"] == proven["opt_misses"]) & (proven["total_cost"] < proven["opt_cost"] - 1e-9))]
     detail = (f"{proven['seed'].count()} heuristic plans on {len(proven) // 4} instances proven optimal "
@@ -423,7 +436,7 @@ def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str, synthetic: bo
     ``frames`` (``{"fig6": frame, ...}``; a missing figure makes its claims not computable)."""
     rows = [check8(frames.get("fig7"), profile), check9(frames, profile)]
     rows += fig6_checks(frames.get("fig6"), profile, synthetic)
-    rows += [fig7_check(frames.get("fig7"), profile), fig8_check(frames.get("fig8"), profile),
+    rows += [fig7_check(frames.get("fig7"), profile), fig8_check(frames.get("fig8"), profile, synthetic),
              profile_check("fig10", frames.get("fig10"), profile), profile_check("fig11", frames.get("fig11"), profile),
              alg1_loss_check(frames.get("alg1-loss"), profile), optimum_check(frames.get("optimum"), profile)]
     return pd.DataFrame(rows, columns=COLUMNS)
