@@ -57,8 +57,12 @@ grid units), then the number of batches (needed when S = 0, as in E1), then tota
 Hints: the ``hint`` plan (e.g. the best heuristic) seeds phase 1 with a complete assignment
 (sizes, starts, every derived variable); phase 2 is seeded with phase 1's solution, or with the
 hint when it has phase 1's value and is cheaper; a phase-2 result worse than phase 1's solution is
-dropped; and later rounds are seeded with the best plan so far. So a FEASIBLE result is never
-worse (misses, then cost) than a hint that lies on the grid. K rounds keep the best plan.
+dropped; and later rounds are seeded with the best plan so far. A hint off the grid is snapped
+onto it first (each step, in the plan's order, starts at its start rounded up, or when the
+rounded-up steps before it on its executor or in its query end), so it stays feasible; when a
+round finds nothing within its limit, the snapped hint is that round's (unproven) plan. So a
+result is never worse (misses, then cost) than the hint on the grid, and a hint is never lost.
+K rounds keep the best plan.
 
 **Slot cap K.** ``K_q`` is the hint's batch count + 3, else ``ceil(N/MinBatch)`` (digest A3,
 :func:`~staleness_lab.intermittent.minbatch.find_min_batch`), capped at N and at ``max_slots``.
@@ -404,7 +408,7 @@ class _Model:
         self.seed = None
         if plan is None or plan.status != "ok" or not plan.steps:
             return
-        unit = self.qs.time_unit
+        starts = self._snapped_starts(plan)
         seed: dict[str, _Solution] = {}
         for c, v in zip(self.consts, self.q):
             mine = sorted((s for s in plan.steps_of(c.query.name) if s.kind == "batch"), key=lambda s: s.first)
@@ -413,12 +417,41 @@ class _Model:
                 continue
             if c.sizes is not None and tuple(sizes) != c.sizes:
                 continue
-            values, solution = self._assignment(c, v, sizes, [_ceil(s.start, unit) for s in mine])
+            values, solution = self._assignment(c, v, sizes, starts[c.query.name])
             for var, value in values:
                 self.model.add_hint(var, value)
             seed[c.query.name] = solution
         if len(seed) == len(self.consts):
             self.seed = seed
+
+    def _snapped_starts(self, plan: BatchPlan) -> dict[str, list[int]]:
+        """Grid starts of ``plan``'s batches per query (in tuple order) that keep it feasible on
+        the grid: each step, in the plan's order, starts at its own start rounded up, or later
+        when the rounded-up durations before it on its executor or in its query still run; a
+        final aggregation follows its last batch at once, as the model requires. Rounding starts
+        alone would let a rounded-up batch overlap the next one (plans off the grid, such as
+        Algorithm 1's, would then hint nothing feasible)."""
+        unit = self.qs.time_unit
+        consts = {c.query.name: c for c in self.consts}
+        executor_free: dict[int, int] = {}
+        query_free: dict[str, int] = {}
+        starts: dict[str, list[int]] = {name: [] for name in consts}
+        batches: dict[str, int] = {name: 0 for name in consts}
+        for step in plan.steps:  # ordered by start
+            c = consts[step.query]
+            ready = query_free.get(step.query, 0)
+            if step.kind == "batch":
+                if step.size > c.n:
+                    continue
+                begin = max(_ceil(step.start, unit), executor_free.get(step.executor, 0), ready)
+                end = begin + c.dur[step.size]
+                starts[step.query].append(begin)
+                batches[step.query] += 1
+            else:
+                end = ready + c.agg[min(batches[step.query], len(c.agg) - 1)]
+            executor_free[step.executor] = max(executor_free.get(step.executor, 0), end)
+            query_free[step.query] = end
+        return starts
 
     def _assignment(self, c: _Const, v: _QVars, sizes: list[int],
                     starts: list[int]) -> tuple[list[tuple[Any, int]], _Solution]:
@@ -534,6 +567,11 @@ def _solve_round(qs: QuerySet, consts: list[_Const], objective: str, seed: Batch
     if status == cp_model.MODEL_INVALID:
         raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if built.seed is not None and all(c.cap is None for c in consts):
+            # the snapped hint satisfies every constraint but the cost cap: an incumbent, unproven
+            result.solution = built.seed
+            result.key = _key(consts, built.seed, objective)
+            result.value1 = result.key[0]
         return result
     value = int(round(solver.objective_value))
     result.value1 = value
