@@ -127,25 +127,31 @@ Arrivals = FixedRate | StepProfile
 
 
 def parse_arrivals(data: Any, field: str) -> Arrivals:
-    """``{ws, rate, N}`` or ``{profile: [[time, count], ...], nominal_rate: λ (optional)}``."""
+    """``{ws, rate, N}`` or ``{profile: [[time, count], ...], nominal_rate: λ, N}`` (the last two
+    optional; a given ``N`` must be the profile's last count)."""
     if not isinstance(data, dict):
         raise InputError(field, f"must be a mapping ({{ws, rate, N}} or {{profile}}), got {data!r}")
     if "profile" in data:
-        extra = sorted(set(data) - {"profile", "nominal_rate"})
-        if extra:
-            raise InputError(f"{field}.{extra[0]}", "unknown field beside 'profile' (allowed: nominal_rate)")
+        check_keys(data, field, allowed={"profile", "nominal_rate", "N"}, required={"profile"})
         profile = _parse_profile(data["profile"], f"{field}.profile")
+        if "N" in data and _count(data["N"], f"{field}.N") != profile.n:
+            raise InputError(f"{field}.profile", f"must end at N = {data['N']}, ends at {profile.n}")
         if data.get("nominal_rate") is not None:
             rate = exact(data["nominal_rate"], f"{field}.nominal_rate", gt=0)
             profile = StepProfile(times=profile.times, counts=profile.counts, nominal_rate=rate)
         return profile
     check_keys(data, field, allowed={"ws", "rate", "N"}, required={"ws", "rate", "N"})
-    n = data["N"]
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise InputError(f"{field}.N", f"must be an integer, got {n!r}")
-    if n < 1:
-        raise InputError(f"{field}.N", f"must be >= 1, got {n}")
+    n = _count(data["N"], f"{field}.N")
     return FixedRate(ws=exact(data["ws"], f"{field}.ws", ge=0), rate=exact(data["rate"], f"{field}.rate", gt=0), n=n)
+
+
+def _count(value: Any, field: str) -> int:
+    """``N``: an integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(field, f"must be an integer, got {value!r}")
+    if value < 1:
+        raise InputError(field, f"must be >= 1, got {value}")
+    return value
 
 
 def _parse_profile(raw: Any, field: str) -> StepProfile:

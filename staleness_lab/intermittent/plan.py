@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -166,26 +167,39 @@ class BatchPlan:
         return total
 
     def to_json(self) -> dict[str, Any]:
-        """The plan as the ``plan --json`` object (without ``version``); non-finite numbers null, and
+        """The plan as the ``plan --json`` object (without ``version``), strict JSON (:func:`strict`), and
         ``misses`` and ``total_cost`` null unless there is a plan (status ``ok``)."""
-
-        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-            return [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
         return {
             "status": self.status, "scheme": self.scheme, "reason": self.reason or None,
-            "batches": records(self.batches),
-            "queries": records(self.queries),
+            "batches": strict(self.batches.to_dict(orient="records")),
+            "queries": strict(self.queries.to_dict(orient="records")),
             "misses": self.misses if self.status == "ok" else None,
             "total_cost": float(self.total_cost) if self.status == "ok" else None, "solver": self.solver,
         }
 
 
-def _json_value(value: Any) -> Any:
-    """A frame cell as strict JSON: NA and non-finite numbers become None, NumPy scalars Python's."""
-    if value is None or value is pd.NA or (isinstance(value, float) and not math.isfinite(value)):
+def strict(value: Any) -> Any:
+    """``value`` made strict-JSON-safe: NA and non-finite floats become None, NumPy scalars and
+    Fractions Python numbers, tuples lists, mapping keys strings (recursively)."""
+    if value is pd.NA:
         return None
-    return value.item() if hasattr(value, "item") else value
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict(v) for v in value]
+    item = getattr(value, "item", None)  # numpy scalars
+    if callable(item):
+        return strict(item())
+    try:
+        number = float(value)  # e.g. Fraction
+    except (TypeError, ValueError):
+        return str(value)
+    return number if math.isfinite(number) else None
 
 
 def check_plan(qs: QuerySet, plan: BatchPlan) -> list[str]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import shutil
 import tempfile
@@ -33,7 +32,7 @@ from typing import Any
 
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.model import QuerySet
-from staleness_lab.intermittent.plan import BatchPlan
+from staleness_lab.intermittent.plan import BatchPlan, strict
 from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
 from staleness_lab.tracefiles import check_output_dir
 
@@ -45,27 +44,6 @@ def queryset_sha256(qs: QuerySet) -> str:
     """SHA-256 (hex) of the query set's canonical JSON: ``to_dict()`` with sorted keys and no spaces."""
     text = json.dumps(qs.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def strict(value: Any) -> Any:
-    """``value`` made strict-JSON-safe: non-finite floats become None, NumPy scalars Python
-    numbers, tuples lists, mapping keys strings (recursively)."""
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strict(v) for v in value]
-    item = getattr(value, "item", None)  # numpy scalars
-    if callable(item):
-        return strict(item())
-    try:
-        number = float(value)  # e.g. Fraction
-    except (TypeError, ValueError):
-        return str(value)
-    return number if math.isfinite(number) else None
 
 
 def plan_json(plan: BatchPlan, *, version: str) -> dict[str, Any]:

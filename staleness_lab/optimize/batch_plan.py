@@ -96,7 +96,8 @@ else ``"feasible"``; off the grid, "optimal" means optimal on the grid), ``"infe
 under a cap). ``plan.solver``::
 
     {"phases": [{"round", "phase": "misses"|"tardiness"|"cost", "status", "objective", "bound",
-                 "gap", "seconds", "workers", "time_limit", "deterministic_time"}, ...],
+                 "gap", "seconds", "workers", "time_limit", "deterministic_time", "K": {query: K},
+                 "time_unit", "on_grid"}, ...],
      "K": {query: K}, "K_bound": bool, "time_unit": float, "on_grid": bool,
      "status": "optimal"|"feasible"|..., "deadlines": "met"|"infeasible"|"unknown",
      "round": the round whose plan is returned, "rounds", "K_tried", "K_uncertified", ...}
@@ -795,6 +796,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
         consts = consts_for(K)
         result = _solve_round(qs, consts, objective, seed, budget, round_no)
         result.number = round_no
+        for phase in result.phases:  # the issue's per-phase report: K, the grid and whether it is exact
+            phase.update(K=dict(K), time_unit=float(qs.time_unit), on_grid=not off_grid)
         phases.extend(result.phases)
         last, last_consts = result, consts
         if result.solution is not None and (

@@ -110,10 +110,12 @@ BAD = [
         "queries[0].arrivals.profile[1][1]", ["increasing"]),
     Bad("decreasing-profile-time", query(0, arrivals={"profile": [[1, 10], [0.5, 50], [3, 100]]}),
         "queries[0].arrivals.profile[1][0]", ["increasing"]),
-    # curves that do not start or end where they should: a profile's end IS its N (a separate
-    # N beside it is refused), a cost table must reach N, a piecewise curve must start at [0, 0]
-    Bad("profile-with-separate-N", query(0, arrivals={"profile": [[1, 10], [2, 90]], "N": 100}),
-        "queries[0].arrivals.N", ["profile"]),
+    # curves that do not start or end where they should: a profile must end at the N given beside
+    # it, a cost table must reach N, a piecewise curve must start at [0, 0]
+    Bad("profile-not-ending-at-N", query(0, arrivals={"profile": [[1, 10], [2, 90]], "N": 100}),
+        "queries[0].arrivals.profile", ["must end at N = 100, ends at 90"]),
+    Bad("profile-N-not-a-count", query(0, arrivals={"profile": [[1, 10], [2, 90]], "N": 0}),
+        "queries[0].arrivals.N", [">= 1"]),
     Bad("cost-table-ends-before-N", query(0, cost={"kind": "table", "values": [1, 2, 3]}),
         "queries[0].cost.values", ["N = 100"]),
     Bad("piecewise-not-from-origin", query(0, cost={"kind": "piecewise", "S": 1, "points": [[1, 0], [100, 4]]}),
