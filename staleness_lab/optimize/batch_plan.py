@@ -824,13 +824,17 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
         "objective": objective, "rounds": round_no, "K_tried": dict(K),
     }
     minbatch = {name: sizes[0] for name, sizes in fixed.items()}
+    # a proof under the variants covers the restricted model only
+    restrictions = [r for r, on in (("the fixed batch sizes", bool(fixed)), ("the cost cap (1 + δRSF)·Cost(N)", cost_cap))
+                    if on]
+    variant = f" under {' and '.join(restrictions)}" if restrictions else ""
     grid_note = "" if not off_grid else f" (on the grid of {show(qs.time_unit)}: off the grid are {'; '.join(off_grid)})"
     if best is None:
         full = all(c.sizes is not None or c.K >= c.n for c in last_consts)
         report.update(K={c.query.name: c.K for c in last_consts}, K_bound=not full, status=last.status1,
                       deadlines="unknown")
         if last.status1 == "infeasible" and full and not off_grid:
-            status, reason = "infeasible", "CP-SAT proved no plan satisfies the constraints (K = N for every query)"
+            status, reason = "infeasible", "CP-SAT proved no plan satisfies the constraints (K = N for every query)" + variant
         elif last.status1 == "infeasible":
             status = "unknown"
             reason = ("CP-SAT found the model infeasible, which proves nothing: "
@@ -864,7 +868,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     if deadlines == "unknown":
         reasons.append("a deadline is missed; whether every deadline can be met is unknown (needs K = N and a proof)")
     elif deadlines == "infeasible":
-        reasons.append("no plan meets every deadline (proven with K = N for every query)")
+        reasons.append("no plan meets every deadline (proven with K = N for every query)" + variant)
     reason = "; ".join(reasons) + grid_note if reasons or grid_note else ""
     return BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, best.solution), status="ok",
                      reason=reason.lstrip(" "), minbatch=minbatch, solver=report)
