@@ -65,7 +65,7 @@ FIG6_FACTORS = (1.0, 0.8, 0.6, 0.4, 0.2, 0.1)
 FIG7_RHOS = (0.8, 0.6, 0.4, 0.2, 0.1)
 SYNTHETIC = "data/intermittent/tpch13-synthetic.yaml"
 #: The CP-SAT rows' deterministic time limit per phase (solver "deterministic seconds").
-DETERMINISTIC_TIME = {"quick": 1.0, "standard": 2.0, "full": 20.0}
+DETERMINISTIC_TIME = {"quick": 1.0, "standard": 2.0, "full": 10.0}
 
 
 def _check_choice(value: str, allowed: tuple[str, ...], name: str) -> None:
@@ -396,7 +396,7 @@ def _loss_rows(profile: str) -> list[dict[str, Any]]:
 
 def _optimum_rows(profile: str) -> list[dict[str, Any]]:
     sizes = {"quick": [(2, 10)], "standard": [(2, 20), (3, 20), (4, 20)], "full": [(2, 20), (3, 20), (4, 20), (6, 30)]}
-    seeds = {"quick": 2, "standard": 4, "full": 30}[profile]
+    seeds = {"quick": 2, "standard": 4, "full": 10}[profile]
     return [{"n_queries": k, "N": n, "rho": rho, "seed": seed, "deterministic_time": DETERMINISTIC_TIME[profile]}
             for k, n in sizes[profile] for rho in (1.0, 0.4, 0.2) for seed in range(seeds)]
 
