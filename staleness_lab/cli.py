@@ -86,6 +86,14 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--json", action="store_true", help="print one strict JSON object")
     plan.add_argument("--out", type=Path, metavar="DIR", help="write DIR/batches.parquet and DIR/queries.parquet")
 
+    tpch = sub.add_parser("tpch", help="TPC-H data for the intermittent-query experiments")
+    tpch_sub = tpch.add_subparsers(dest="tpch_command", required=True, parser_class=_Parser)
+    gen = tpch_sub.add_parser("generate", help="orders and lineitem as P Parquet parts arriving 1 s apart, "
+                                               "the static tables, and a manifest")
+    gen.add_argument("--scale", type=float, required=True, metavar="SF", help="TPC-H scale factor (1 is about 1 GB)")
+    gen.add_argument("--parts", type=int, required=True, metavar="P", help="stream parts (files) of orders and lineitem")
+    gen.add_argument("--out", type=Path, metavar="DIR", help="where to write (default: data/tpch/sf<SF>-p<P>)")
+
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
     return parser
@@ -232,9 +240,19 @@ def _bench(args: argparse.Namespace) -> int:
     return subprocess.call([sys.executable, str(script), *args.args])
 
 
+def _tpch(args: argparse.Namespace) -> int:
+    from staleness_lab.tpch import generate
+
+    if args.out is not None:
+        check_output_dir(args.out, "--out")
+    directory, made = generate(args.scale, args.parts, args.out, progress=sys.stderr.isatty())
+    print(f"{directory}: {'generated' if made else 'up to date (manifest matches), skipped'}")
+    return 0
+
+
 _COMMANDS = {
     "simulate": _simulate, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
-    "plan": _plan,
+    "plan": _plan, "tpch": _tpch,
 }
 
 
