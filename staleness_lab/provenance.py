@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -146,3 +147,22 @@ def write_parquet_atomic(frame: pd.DataFrame, path: Path, meta: Mapping[str | by
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def replace_directory(work: Path, target: Path) -> None:
+    """Put the finished directory ``work`` in place as ``target``, all or nothing: onto an absent
+    or empty ``target`` by one rename; otherwise the old ``target`` is moved aside (a hidden
+    ``.NAME.*.old`` sibling), restored if the rename fails, and removed only once the new one is
+    in place, so the user's files are never deleted without their replacement."""
+    if not (target.is_dir() and any(target.iterdir())):
+        os.replace(work, target)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    os.rename(target, aside / "previous")
+    try:
+        os.rename(work, target)
+    except BaseException:
+        os.rename(aside / "previous", target)
+        shutil.rmtree(aside, ignore_errors=True)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from staleness_lab.errors import InputError
+from staleness_lab.provenance import replace_directory
 
 STREAMS = ("orders", "lineitem")
 STATIC = ("customer", "nation", "region", "part", "partsupp", "supplier")
@@ -141,7 +142,7 @@ def generate(scale: float, parts: int, out: Path | None = None, *, progress: boo
     try:
         _generate_into(work, binary, scale, parts, version, progress)
         os.chmod(work, 0o755)  # mkdtemp makes it 0700; a data directory is an ordinary one
-        _swap_into_place(work, target)
+        replace_directory(work, target)  # an older, mismatched generation goes only once this is in
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -197,19 +198,3 @@ def _rewrite(source: Path, dest: Path, arrived: datetime | None) -> int:
     dest.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, dest)
     return table.num_rows
-
-
-def _swap_into_place(work: Path, target: Path) -> None:
-    """Rename the finished ``work`` directory to ``target``; an older, mismatched ``target`` is
-    moved aside first and removed only once the new one is in place."""
-    if not target.exists():
-        os.rename(work, target)
-        return
-    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-    os.rename(target, aside / "previous")
-    try:
-        os.rename(work, target)
-    except BaseException:
-        os.rename(aside / "previous", target)
-        raise
-    shutil.rmtree(aside, ignore_errors=True)

@@ -33,7 +33,7 @@ from typing import Any
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import BatchPlan, strict
-from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
+from staleness_lab.provenance import provenance_metadata, replace_directory, write_parquet_atomic
 from staleness_lab.tracefiles import check_output_dir
 
 #: The files :func:`write_plan` writes, in order.
@@ -83,28 +83,13 @@ def _write_plan(plan: BatchPlan, directory: Path, *, version: str, options: Mapp
         "status": plan.status, "options": strict(dict(options or {})),
     }
     tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", suffix=".tmp", dir=parent))
-    old: Path | None = None
     try:
         for name, frame in zip(PLAN_FILES, (plan.batches, plan.queries)):
             meta = provenance_metadata({**common, "table": name.removesuffix(".parquet")})
             write_parquet_atomic(frame, tmp / name, meta)
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a plan directory is an ordinary one
-        if directory.is_dir() and any(directory.iterdir()):
-            old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", suffix=".old", dir=parent))
-            os.rename(directory, old / "plan")
-            try:
-                os.rename(tmp, directory)
-            except BaseException:
-                os.rename(old / "plan", directory)
-                raise
-        else:
-            os.replace(tmp, directory)  # onto an absent or empty directory: atomic on POSIX
+        replace_directory(tmp, directory)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    finally:
-        # `old` holds the previous plan (now replaced) or nothing (restored); keep it only if
-        # restoring failed, so nothing of the user's is ever deleted without a replacement
-        if old is not None and (directory.exists() or not (old / "plan").exists()):
-            shutil.rmtree(old, ignore_errors=True)
     return [directory / name for name in PLAN_FILES]
