@@ -461,13 +461,20 @@ def rate_profiles(n: int = 4500, seed: int = 0) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def single_query(n: int, S: Any, R: Any, deadline: Any, agg: AggCost | None = None,
+                 time_unit: Fraction = Fraction(1, 10)) -> QuerySet:
+    """The digest's single-query examples: query ``q`` of ``n`` tuples at λ = 1 from ws = 1 with
+    ``Cost = S + R·x``, the deadline and AggCost given (numbers as written: ``"0.4"`` is 2/5)."""
+    arrivals = FixedRate(ws=Fraction(1), rate=Fraction(1), n=n)
+    query = Query("q", arrivals, Fraction(deadline), LinearCost(S=Fraction(S), R=Fraction(R)), agg or AggCost())
+    return QuerySet(queries=(query,), time_unit=time_unit)
+
+
 def counterexamples() -> dict[str, QuerySet]:
     """Digest correction 1's three counterexamples to Algorithm 1's optimality (ws = 1, λ = 1)."""
 
     def single(n: int, S: str, R: str, deadline: str, agg: AggCost | None = None) -> QuerySet:
-        arrivals = FixedRate(ws=Fraction(1), rate=Fraction(1), n=n)
-        query = Query("q", arrivals, Fraction(deadline), LinearCost(S=Fraction(S), R=Fraction(R)), agg or AggCost())
-        return QuerySet(queries=(query,), time_unit=Fraction(1, 1000))
+        return single_query(n, S, R, deadline, agg, time_unit=Fraction(1, 1000))
 
     return {
         "N = 3, S = 0.5, R = 0.4, D = 4.25": single(3, "0.5", "0.4", "4.25"),

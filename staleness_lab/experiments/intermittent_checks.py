@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.experiments.golab_checks import COLUMNS, LIVE
-from staleness_lab.intermittent import AggCost, FixedRate, LinearCost, Query, QuerySet, check_plan, load_queryset
+from staleness_lab.experiments.intermittent import random_single_query, single_query
+from staleness_lab.intermittent import AggCost, QuerySet, load_queryset
 from staleness_lab.intermittent.deadlines import a5_deadlines, c7, with_deadlines
 from staleness_lab.intermittent.dispatch import dispatch
 from staleness_lab.intermittent.minbatch import find_min_batch
@@ -45,11 +46,6 @@ def _row(check: str, figure: str, claim: str, holds: bool | None, margin: float,
             "detail": detail, "profile": profile}
 
 
-def _single(n: int, S: Any, R: Any, deadline: Any, agg: AggCost | None = None, ws: Any = 1) -> QuerySet:
-    arrivals = FixedRate(ws=F(ws), rate=F(1), n=n)
-    return QuerySet(queries=(Query("q", arrivals, F(deadline), LinearCost(S=F(S), R=F(R)), agg or AggCost()),))
-
-
 def _triples(plan: Any) -> list[tuple[Fraction, Fraction, int]]:
     return [(s.start, s.end, s.size) for s in plan.steps if s.kind == "batch"]
 
@@ -65,7 +61,7 @@ def e5(rho: Any = "0.4") -> QuerySet:
 
 
 def check1() -> dict[str, Any]:
-    q = _single(10, 5, 3, 50).queries[0]
+    q = single_query(10, 5, 3, 50).queries[0]
     one, two = q.total_cost([10]), q.total_cost([5, 5])
     ok = (one, two) == (35, 40)
     return _row("1", "E2 (Fig. 1)", "Cost = S + R·x with S = 5, R = 3: one batch of 10 costs 35, two of 5 cost 40.",
@@ -80,7 +76,7 @@ E1_EXPECTED = {
 def check2() -> dict[str, Any]:
     wrong = []
     for deadline, expected in E1_EXPECTED.items():
-        got = _triples(algorithm1(_single(10, 0, F(1, 2), deadline)))
+        got = _triples(algorithm1(single_query(10, 0, F(1, 2), deadline)))
         if got != [(F(a), F(b), c) for a, b, c in expected]:
             wrong.append(f"D = {deadline}: {[(float(a), float(b), c) for a, b, c in got]}")
     return _row("2", "E1", "Algorithm 1 reproduces the paper's four cases exactly (times and sizes, exact arithmetic).",
@@ -98,10 +94,10 @@ def check3() -> dict[str, Any]:
     agg = AggCost(a0=F(1, 2), a1=F(1, 2))
     wrong = []
     for f, (expected, total) in E3_EXPECTED.items():
-        plan = algorithm1(_single(100, 2, F(1, 5), 100 + F(f) * 22, agg))
+        plan = algorithm1(single_query(100, 2, F(1, 5), 100 + F(f) * 22, agg))
         if _triples(plan) != [(F(a), F(b), c) for a, b, c in expected] or plan.total_cost != F(total):
             wrong.append(f"f = {f}: {plan.status} {[(float(a), float(b), c) for a, b, c in _triples(plan)]}")
-    tight = _single(100, 2, F(1, 5), 100 + F("0.2") * 22, agg)
+    tight = single_query(100, 2, F(1, 5), 100 + F("0.2") * 22, agg)
     heuristic, optimum = algorithm1(tight), exact(tight)
     if heuristic.status != "no-plan" or optimum.status != "infeasible":
         wrong.append(f"f = 0.2: algorithm1 {heuristic.status}, exact {optimum.status}")
@@ -112,12 +108,11 @@ def check3() -> dict[str, Any]:
 
 def check4(instances: int = 30, seed: int = 2021) -> dict[str, Any]:
     """Superseded by correction 1: CP-SAT equals the exact DP and is never costlier than Algorithm 1."""
-    from staleness_lab.experiments.intermittent import random_single_query
     from staleness_lab.optimize.batch_plan import optimal_plan
 
-    cases = [_single(10, 0, F(1, 2), d) for d in (16, 15, 12, 11)]
+    cases = [single_query(10, 0, F(1, 2), d) for d in (16, 15, 12, 11)]
     agg = AggCost(a0=F(1, 2), a1=F(1, 2))
-    cases += [_single(100, 2, F(1, 5), 100 + F(f) * 22, agg) for f in ("1", "0.5", "0.3", "0.25")]
+    cases += [single_query(100, 2, F(1, 5), 100 + F(f) * 22, agg) for f in ("1", "0.5", "0.3", "0.25")]
     cases += [random_single_query(seed + k, 12, "linear") for k in range(instances)]
     worse, unequal, proven = [], [], 0
     for k, qs in enumerate(cases):
