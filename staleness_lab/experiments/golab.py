@@ -66,7 +66,7 @@ from staleness_lab.experiments.generators import (
     scale_to_utilization,
     two_classes,
 )
-from staleness_lab.experiments.registry import Param, experiment
+from staleness_lab.experiments.registry import Param, check_choice, experiment
 from staleness_lab.model import Slowdown, Workload
 
 #: Table 2 of the paper.
@@ -237,11 +237,6 @@ def run_point(workload: Workload, utilization: float, policy: str, options: dict
     )
 
 
-def _check_label(value: str, allowed: dict[str, Any] | list[str], name: str) -> None:
-    if value not in allowed:
-        raise InputError(name, f"must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-
-
 # -- the figures ----------------------------------------------------------------------------
 
 _U = Param("utilization", float, 0.9, "offered utilization per track, m * sum_i E_i(P_i)/P_i / N")
@@ -305,7 +300,7 @@ def fig5(policy: str, utilization: float, seed: int, horizon: float, S: float) -
 
     Classes differ only in beta (the text's "ten times faster" is read as the beta = 0.01
     class, spec Sec. 6 item 9); alpha 1, period 100, priority 1; type-2 slowdown."""
-    _check_label(policy, FIG5_POLICIES, "policy")
+    check_choice(policy, FIG5_POLICIES, "policy")
     w = two_classes(N_TABLES // 2, {"beta": 0.1}, {"beta": 0.01}, tracks=TRACKS, horizon=horizon, seed=seed,
                     variability=VARIABILITY, slowdown=type2_slowdown(S))
     return run_point(w, utilization, policy)
@@ -320,7 +315,7 @@ def fig6(policy: str, utilization: float, seed: int, horizon: float, tracks: int
     Partitioners use the default options (Max Benefit basic algorithm, non-aggressive,
     Proportional with k = 1 and all tracks). Above U = 6/7 the EDF packing needs 6 tracks:
     those points are infeasible rows."""
-    _check_label(policy, FIG6_POLICIES, "policy")
+    check_choice(policy, FIG6_POLICIES, "policy")
     w = identical_tables(N_TABLES, period=PERIOD, alpha=ALPHA, beta=BETA, tracks=tracks, horizon=horizon, seed=seed,
                          variability=VARIABILITY)
     return run_point(w, utilization, policy)
@@ -334,7 +329,7 @@ def fig7(policy: str, utilization: float, seed: int, horizon: float, S: float) -
 
     EDF-P and Max Benefit with Lookahead run too: the paper reports that they did not differ
     measurably from Max Benefit (acceptance check 15)."""
-    _check_label(policy, FIG7_POLICIES, "policy")
+    check_choice(policy, FIG7_POLICIES, "policy")
     w = two_classes(N_TABLES // 2, {"priority": 1.0}, {"priority": 10.0}, tracks=TRACKS, horizon=horizon, seed=seed,
                     variability=VARIABILITY, slowdown=type2_slowdown(S))
     return run_point(w, utilization, policy)
@@ -349,7 +344,7 @@ def fig8(inheritance: str, utilization: float, seed: int, horizon: float, S: flo
     table alpha 1, beta 0.1, a view's period that of its base (100). 30 chains rather than
     "30 jobs" so that the three top priorities come in equal numbers (spec Sec. 6 item 7);
     max-plus is the recursive reading with K = ``plus`` (item 6); type-2 slowdown."""
-    _check_label(inheritance, FIG8_INHERITANCE, "inheritance")
+    check_choice(inheritance, FIG8_INHERITANCE, "inheritance")
     w = chains(N_TABLES, 3, priorities=((0.001,), (1.0,), (1.0, 10.0, 100.0)), period=PERIOD, alpha=ALPHA, beta=BETA,
                tracks=TRACKS, horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S))
     options: dict[str, Any] = {"inheritance": inheritance}
@@ -371,7 +366,7 @@ def fig9(policy: str, utilization: float, seed: int, horizon: float, S: float) -
 
     Both partitioners are non-aggressive with Max Benefit as basic algorithm; Proportional
     clusters with k = 1 (period rule) and uses M = ceil(U)/U ("basic")."""
-    _check_label(policy, FIG9_POLICIES, "policy")
+    check_choice(policy, FIG9_POLICIES, "policy")
     return run_point(_fig9_workload(horizon, seed, S), utilization, policy, FIG9_OPTIONS[policy])
 
 
@@ -380,7 +375,7 @@ def fig9(policy: str, utilization: float, seed: int, horizon: float, S: float) -
 def fig10(variant: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
     """Fig. 10: Proportional on the Fig. 9 workload: "basic" (M = ceil(U)/U, non-aggressive),
     "all" (M = N/U, non-aggressive) and "all, aggressive"; k = 1, Max Benefit basic algorithm."""
-    _check_label(variant, FIG10_VARIANTS, "variant")
+    check_choice(variant, FIG10_VARIANTS, "variant")
     return run_point(_fig9_workload(horizon, seed, S), utilization, "proportional", FIG10_VARIANTS[variant])
 
 
@@ -392,7 +387,7 @@ def fig11(variant: str, utilization: float, seed: int, horizon: float, S: float,
 
     The paper does not say whether inheritance was on; the plain curves have none, the two
     extra curves repeat them with Max inheritance (spec Sec. 6 item 12)."""
-    _check_label(variant, FIG11_VARIANTS, "variant")
+    check_choice(variant, FIG11_VARIANTS, "variant")
     chopped, inheritance = FIG11_VARIANTS[variant]
     w = chains(N_TABLES, 2, priorities=((1.0,), (10.0,)), period=PERIOD, alpha=ALPHA, beta=BETA, tracks=TRACKS,
                horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S),

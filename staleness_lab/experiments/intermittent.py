@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.registry import Param, experiment
+from staleness_lab.experiments.registry import Param, check_choice, experiment
 from staleness_lab.intermittent import (
     AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, check_plan, load_queryset, rate_profile,
 )
@@ -66,11 +66,6 @@ FIG7_RHOS = (0.8, 0.6, 0.4, 0.2, 0.1)
 SYNTHETIC = "data/intermittent/tpch13-synthetic.yaml"
 #: The CP-SAT rows' deterministic time limit per phase (solver "deterministic seconds").
 DETERMINISTIC_TIME = {"quick": 1.0, "standard": 2.0, "full": 10.0}
-
-
-def _check_choice(value: str, allowed: tuple[str, ...], name: str) -> None:
-    if value not in allowed:
-        raise InputError(name, f"must be one of {', '.join(allowed)}, got {value!r}")
 
 
 # -- the query sets ------------------------------------------------------------------------------
@@ -167,7 +162,7 @@ def plan_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
 def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time: float) -> pd.DataFrame:
     """Fig. 6: one query alone with D = we + f·Cost(N): batches, cost normalized to the single
     batch of 1D (= Cost(N)), and whether the deadline is met."""
-    _check_choice(scheme, ("algorithm1", "optimal"), "scheme")
+    check_choice(scheme, ("algorithm1", "optimal"), "scheme")
     if not f > 0:
         raise InputError("f", f"must be > 0, got {f}")
     base = paper_queries(costmodels)
@@ -206,9 +201,9 @@ def multi(policy: str, minbatch: bool, rho: float, windows: str, profile: str, d
           costmodels: str) -> pd.DataFrame:
     """Figs. 7, 8, 10, 11: the 13 queries on one executor under a policy; misses, batches and
     cost normalized to Σ Cost(N), plus the C7 necessary condition."""
-    _check_choice(policy, POLICIES, "policy")
-    _check_choice(windows, ("same", "random"), "windows")
-    _check_choice(profile, RATE_PROFILES, "profile")
+    check_choice(policy, POLICIES, "policy")
+    check_choice(windows, ("same", "random"), "windows")
+    check_choice(profile, RATE_PROFILES, "profile")
     if not rho > 0:
         raise InputError("rho", f"must be > 0, got {rho}")
     qs = multi_instance(rho, windows, profile, delta_rsf, seed, costmodels)
@@ -257,7 +252,7 @@ def random_single_query(seed: int, n_max: int, cost_kind: str) -> QuerySet:
 def alg1_loss(seed: int, n_max: int, cost_kind: str) -> pd.DataFrame:
     """Algorithm 1 against the exact DP on one seeded random single query (digest correction 1):
     its status and cost, the optimum's, the excess and whether its no-plan was false."""
-    _check_choice(cost_kind, ("linear", "concave"), "cost_kind")
+    check_choice(cost_kind, ("linear", "concave"), "cost_kind")
     if n_max < 2:
         raise InputError("n_max", f"must be >= 2, got {n_max}")
     qs = random_single_query(seed, n_max, cost_kind)
@@ -427,7 +422,7 @@ FIGURES: dict[str, Figure] = {
 
 
 def _check_profile(profile: str) -> None:
-    _check_choice(profile, PROFILES, "profile")
+    check_choice(profile, PROFILES, "profile")
 
 
 def grid(name: str, profile: str, costmodels: str = "") -> list[dict[str, Any]]:

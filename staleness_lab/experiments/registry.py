@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,14 @@ class Experiment:
             if key not in known:
                 raise InputError(f"{where}.{key}", f"experiment {self.name!r} takes no parameter {key!r} (it takes: {', '.join(known)})")
         return {name: param.check(values.get(name, param.default), f"{where}.{name}") for name, param in known.items()}
+
+
+def check_choice(value: Any, allowed: Iterable[Any], name: str) -> None:
+    """An :class:`InputError` naming parameter ``name`` unless ``value`` is one of ``allowed``
+    (a label such as a policy, variant or profile)."""
+    allowed = list(allowed)
+    if value not in allowed:
+        raise InputError(name, f"must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
 _EXPERIMENTS: dict[str, Experiment] = {}
