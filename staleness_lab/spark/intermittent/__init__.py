@@ -1,0 +1,15 @@
+"""Chandrasekaran & Sudarshan's intermittent queries on Spark (digest §5-6).
+
+Part 1 (:mod:`staleness_lab.intermittent`) decides; this package executes:
+
+* :mod:`.catalogue`: the 13 queries as DataFrame plans (partial per batch, final merge,
+  reference) over one TPC-H generation (:class:`TpchData`).
+
+Nothing here schedules on its own, and importing it does not import pyspark.
+"""
+
+from staleness_lab.spark.intermittent.catalogue import (CATALOGUE, KINDS, STREAM_COLUMNS, CatalogueQuery,
+                                                        TpchData, arrow_ddl, batches, run_batches, stream_schema)
+
+__all__ = ["CATALOGUE", "KINDS", "STREAM_COLUMNS", "CatalogueQuery", "TpchData", "arrow_ddl", "batches",
+           "run_batches", "stream_schema"]
