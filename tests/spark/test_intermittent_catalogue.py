@@ -8,7 +8,6 @@ parts): counts, keys and decimals exactly, averages and Q14's ratio within 1e-9 
 
 from __future__ import annotations
 
-import math
 from decimal import Decimal
 from functools import reduce
 from pathlib import Path
@@ -21,11 +20,10 @@ import pytest
 from staleness_lab import tpch
 from staleness_lab.errors import InputError
 from staleness_lab.spark.intermittent import (CATALOGUE, KINDS, STREAM_COLUMNS, TpchData, arrow_ddl, batches,
-                                              run_batches, stream_schema)
+                                              compare_results, run_batches, stream_schema)
 
 SCALE, PARTS = 0.01, 7
 BATCH_COUNTS = (1, 3, 7)
-REL = 1e-9
 NAMES = ["Q1", "Q3", "Q4", "Q6", "Q9", "Q10", "Q12", "Q14", "Q19", "CQ1", "CQ2", "CQ3", "CQ4"]
 
 
@@ -45,23 +43,9 @@ def reference(data: TpchData, name: str) -> pd.DataFrame:
     return _references[name]
 
 
-def tidy(frame: pd.DataFrame, keys: tuple[str, ...]) -> pd.DataFrame:
-    return frame.sort_values(list(keys)).reset_index(drop=True) if keys else frame.reset_index(drop=True)
-
-
 def assert_same(name: str, got: pd.DataFrame, want: pd.DataFrame, what: str) -> None:
-    q = CATALOGUE[name]
-    assert list(got.columns) == list(want.columns), what
-    assert len(got) == len(want), what
-    got, want = tidy(got, q.keys), tidy(want, q.keys)
-    for column in want.columns:
-        g, w = list(got[column]), list(want[column])
-        if column in q.approx:
-            for a, b in zip(g, w):
-                assert a is not None and b is not None, (what, column)
-                assert math.isclose(float(a), float(b), rel_tol=REL, abs_tol=0.0), (what, column, a, b)
-        else:
-            assert g == w, (what, column)
+    difference = compare_results(name, got, want)
+    assert difference is None, f"{what}: {difference}"
 
 
 def test_the_catalogue_holds_the_papers_13_queries_with_their_kinds() -> None:
@@ -167,3 +151,19 @@ def test_an_empty_batch_contributes_nothing(data: TpchData) -> None:
     merged = q.final(reduce(lambda a, b: a.unionByName(b), [empty, q.partial(data, 1, PARTS)])).toPandas()
     assert merged["revenue"].tolist() == reference(data, "Q6")["revenue"].tolist()
     assert isinstance(merged["revenue"][0], Decimal)
+
+
+def test_result_comparison_names_the_first_difference() -> None:
+    want = pd.DataFrame({"l_returnflag": ["A", "N"], "l_linestatus": ["F", "O"], "avg_qty": [Decimal("25.5"), Decimal("3")]})
+    q = CATALOGUE["Q1"]
+    sub = want[["l_returnflag", "l_linestatus", "avg_qty"]]
+    fake = type(q)(q.name, q.kind, q.streams, q.static, q.keys, ("avg_qty",), q.partial, q.final, q.reference)
+    assert compare_results(fake, sub.iloc[::-1], sub) is None  # row order is not compared
+    close = sub.assign(avg_qty=[Decimal("25.5000000000001"), Decimal("3")])
+    assert compare_results(fake, close, sub) is None  # approx columns within 1e-9
+    far = sub.assign(avg_qty=[Decimal("25.6"), Decimal("3")])
+    assert "avg_qty" in compare_results(fake, far, sub)
+    assert "rows" in compare_results(fake, sub.iloc[:1], sub)
+    assert "columns" in compare_results(fake, sub[["l_returnflag", "l_linestatus"]], sub)
+    exact = type(q)(q.name, q.kind, q.streams, q.static, q.keys, (), q.partial, q.final, q.reference)
+    assert "avg_qty" in compare_results(exact, close, sub)  # decimals compare exactly

@@ -9,7 +9,8 @@ Nothing here schedules on its own, and importing it does not import pyspark.
 """
 
 from staleness_lab.spark.intermittent.catalogue import (CATALOGUE, KINDS, STREAM_COLUMNS, CatalogueQuery,
-                                                        TpchData, arrow_ddl, batches, run_batches, stream_schema)
+                                                        TpchData, arrow_ddl, batches, compare_results,
+                                                        run_batches, stream_schema)
 
 __all__ = ["CATALOGUE", "KINDS", "STREAM_COLUMNS", "CatalogueQuery", "TpchData", "arrow_ddl", "batches",
-           "run_batches", "stream_schema"]
+           "compare_results", "run_batches", "stream_schema"]

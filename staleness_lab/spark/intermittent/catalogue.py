@@ -50,6 +50,7 @@ from staleness_lab import tpch
 from staleness_lab.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
@@ -645,6 +646,36 @@ CATALOGUE: dict[str, CatalogueQuery] = {q.name: q for q in (
     _count_query("CQ3", "lineitem", "l_suppkey", "total_items", "count(*) on lineitem by l_suppkey"),
     _count_query("CQ4", "lineitem", "l_partkey", "total_items", "count(*) on lineitem by l_partkey"),
 )}
+
+
+#: Relative tolerance for ``CatalogueQuery.approx`` columns (digest §9 check 11: averages within 1e-9).
+RESULT_TOLERANCE = 1e-9
+
+
+def compare_results(query: CatalogueQuery | str, got: pd.DataFrame, want: pd.DataFrame,
+                    rel: float = RESULT_TOLERANCE) -> str | None:
+    """None when ``got`` equals ``want`` as results of ``query``, else the first difference in
+    words. Rows are matched after sorting by the query's keys (row order is not compared);
+    keys, counts and decimals must be equal, ``approx`` columns within ``rel`` relative."""
+    import math
+
+    q = CATALOGUE[query] if isinstance(query, str) else query
+    if list(got.columns) != list(want.columns):
+        return f"columns {list(got.columns)} differ from {list(want.columns)}"
+    if len(got) != len(want):
+        return f"{len(got)} rows where {len(want)} were expected"
+    if q.keys:
+        got = got.sort_values(list(q.keys), kind="stable")
+        want = want.sort_values(list(q.keys), kind="stable")
+    for column in want.columns:
+        for row, (a, b) in enumerate(zip(got[column].tolist(), want[column].tolist())):
+            if column in q.approx and a is not None and b is not None:
+                same = math.isclose(float(a), float(b), rel_tol=rel, abs_tol=0.0)
+            else:
+                same = a == b
+            if not same:
+                return f"column {column!r}, row {row} (by {', '.join(q.keys) or 'position'}): {a!r} != {b!r}"
+    return None
 
 
 def batches(n_parts: int, k: int) -> list[tuple[int, int]]:
