@@ -4,6 +4,9 @@ Part 1 (:mod:`staleness_lab.intermittent`) decides; this package executes:
 
 * :mod:`.catalogue`: the 13 queries as DataFrame plans (partial per batch, final merge,
   reference) over one TPC-H generation (:class:`TpchData`).
+* :mod:`.steps`: one batch, one merge, one whole query, executed and timed.
+* :mod:`.runner`: part 1's plans executed batch by batch in virtual time (:func:`execute` for
+  offline plans, :func:`dispatch` for the online schemes), measured durations fed back.
 
 Nothing here schedules on its own, and importing it does not import pyspark.
 """
@@ -11,6 +14,7 @@ Nothing here schedules on its own, and importing it does not import pyspark.
 from staleness_lab.spark.intermittent.catalogue import (CATALOGUE, KINDS, STREAM_COLUMNS, CatalogueQuery,
                                                         TpchData, arrow_ddl, batches, compare_results,
                                                         run_batches, stream_schema)
+from staleness_lab.spark.intermittent.runner import SparkRun, SparkRunner, dispatch, execute
 
 __all__ = ["CATALOGUE", "KINDS", "STREAM_COLUMNS", "CatalogueQuery", "TpchData", "arrow_ddl", "batches",
-           "compare_results", "run_batches", "stream_schema"]
+           "compare_results", "run_batches", "stream_schema", "SparkRun", "SparkRunner", "dispatch", "execute"]
