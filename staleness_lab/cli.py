@@ -93,6 +93,18 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--scale", type=float, required=True, metavar="SF", help="TPC-H scale factor (1 is about 1 GB)")
     gen.add_argument("--parts", type=int, required=True, metavar="P", help="stream parts (files) of orders and lineitem")
     gen.add_argument("--out", type=Path, metavar="DIR", help="where to write (default: data/tpch/sf<SF>-p<P>)")
+    cal = tpch_sub.add_parser("calibrate", help="measure each query's batch and aggregation costs on Spark and fit "
+                                                "Cost(x) = S + R*x and AggCost(n) = a0 + a1*n (digest §6)")
+    cal.add_argument("--queries", nargs="+", metavar="Q", help="catalogue queries (default: all 13)")
+    cal.add_argument("--scale", type=float, default=0.1, metavar="SF", help="TPC-H scale factor (default: 0.1)")
+    cal.add_argument("--parts", type=int, default=90, metavar="P", help="stream parts (default: 90); the data "
+                                                                        "in data/tpch/sf<SF>-p<P> is generated if missing")
+    cal.add_argument("--master", metavar="URL", help="Spark master (default: $SPARK_MASTER, else local[*])")
+    cal.add_argument("--out", type=Path, metavar="DIR", help="where to write <query>.json "
+                                                             "(default: data/costmodels/sf<SF>-p<P>)")
+    cal.add_argument("--warmups", type=int, default=2, metavar="N", help="unmeasured runs per point (default: 2)")
+    cal.add_argument("--repeats", type=int, default=3, metavar="N", help="measured runs per point, median kept "
+                                                                         "(default: 3)")
 
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
@@ -243,10 +255,38 @@ def _bench(args: argparse.Namespace) -> int:
 def _tpch(args: argparse.Namespace) -> int:
     from staleness_lab.tpch import generate
 
+    if args.tpch_command == "calibrate":
+        return _tpch_calibrate(args)
     if args.out is not None:
         check_output_dir(args.out, "--out")
     directory, made = generate(args.scale, args.parts, args.out, progress=sys.stderr.isatty())
     print(f"{directory}: {'generated' if made else 'up to date (manifest matches), skipped'}")
+    return 0
+
+
+def _tpch_calibrate(args: argparse.Namespace) -> int:
+    from staleness_lab import tpch
+    from staleness_lab.experiments.cache import data_root
+    from staleness_lab.spark import get_spark
+    from staleness_lab.spark.intermittent.calibrate import (calibrate, check_calibration_parts, check_out_dir,
+                                                            check_runs, resolve_queries)
+    from staleness_lab.spark.intermittent.catalogue import CATALOGUE, TpchData
+
+    names = args.queries or list(CATALOGUE)
+    resolve_queries(names)
+    check_runs(args.warmups, args.repeats)
+    scale = tpch.check_scale(args.scale)
+    parts = check_calibration_parts(tpch.check_parts(args.parts))
+    out = args.out if args.out is not None else data_root() / "data" / "costmodels" / f"sf{scale:g}-p{parts}"
+    check_output_dir(out, "--out")
+    check_out_dir(out)
+    progress = sys.stderr.isatty()
+    directory, _ = tpch.generate(scale, parts, progress=progress)
+    get_spark(args.master)
+    table = calibrate(names, TpchData(directory), out, warmups=args.warmups, repeats=args.repeats, progress=progress)
+    shown = table[["query", "S", "R", "r2", "a0", "a1"]].rename(columns={"r2": "R2"})
+    print(shown.to_string(index=False, na_rep="n/a", float_format="{:.4g}".format))
+    print(f"{out}: {len(table)} cost models (data: {directory})")
     return 0
 
 
