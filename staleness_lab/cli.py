@@ -106,6 +106,24 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--repeats", type=int, default=3, metavar="N", help="measured runs per point, median kept "
                                                                          "(default: 3)")
 
+    run = tpch_sub.add_parser("run", help="plan a query set with one scheme and execute it on Spark, batch by "
+                                          "batch in virtual time, each batch's measured time its duration")
+    run.add_argument("queries", metavar="QUERIES.yaml", help="query set file; query names are catalogue queries "
+                                                             "(Q1 ... CQ4), tuple k is part k")
+    run.add_argument("--scheme", required=True, choices=SCHEMES, help="algorithm1, exact, optimal: planned with the "
+                                                                      "cost models, then executed; llf, edf, sjf, rr: "
+                                                                      "dispatched on the measured durations")
+    run.add_argument("--no-minbatch", action="store_true", help="dispatch policies: no MinBatch (Fig. 8's baseline)")
+    run.add_argument("--data", type=Path, metavar="DIR", help="a TPC-H generation (default: data/tpch/sf<SF>-p<P>, "
+                                                              "generated if missing)")
+    run.add_argument("--scale", type=float, default=0.01, metavar="SF", help="TPC-H scale factor (default: 0.01)")
+    run.add_argument("--parts", type=int, default=20, metavar="P", help="stream parts (default: 20)")
+    run.add_argument("--master", metavar="URL", help="Spark master (default: $SPARK_MASTER, else local[*]); on a "
+                                                     "cluster the data and run directories must be shared")
+    run.add_argument("--out", type=Path, metavar="DIR", help="the run directory: partials, results, batches "
+                                                             "(default: data/runs/intermittent/<scheme>-<time>)")
+    run.add_argument("--json", action="store_true", help="print one strict JSON object")
+
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
     return parser
@@ -257,6 +275,8 @@ def _tpch(args: argparse.Namespace) -> int:
 
     if args.tpch_command == "calibrate":
         return _tpch_calibrate(args)
+    if args.tpch_command == "run":
+        return _tpch_run(args)
     if args.out is not None:
         check_output_dir(args.out, "--out")
     directory, made = generate(args.scale, args.parts, args.out, progress=sys.stderr.isatty())
@@ -287,6 +307,49 @@ def _tpch_calibrate(args: argparse.Namespace) -> int:
     shown = table[["query", "S", "R", "r2", "a0", "a1"]].rename(columns={"r2": "R2"})
     print(shown.to_string(index=False, na_rep="n/a", float_format="{:.4g}".format))
     print(f"{out}: {len(table)} cost models (data: {directory})")
+    return 0
+
+
+def _tpch_run(args: argparse.Namespace) -> int:
+    from staleness_lab import tpch
+    from staleness_lab.intermittent import load_queryset
+    from staleness_lab.intermittent.plan import strict
+    from staleness_lab.intermittent.schemes import DISPATCH_SCHEMES, make_plan
+    from staleness_lab.spark import get_spark
+    from staleness_lab.spark.intermittent.runner import catalogue_names, dispatch, execute
+
+    qs = load_queryset(args.queries)
+    catalogue_names(qs)
+    if args.out is not None:
+        check_output_dir(args.out, "--out")
+        if args.out.exists() and any(args.out.iterdir()):
+            raise InputError("--out", f"{args.out}: not empty; give a new or empty run directory")
+    if args.data is not None:
+        if not (args.data / tpch.MANIFEST).is_file():
+            raise InputError("--data", f"{args.data}: no TPC-H generation there (no {tpch.MANIFEST}); "
+                                       "run `staleness-lab tpch generate`")
+        data = args.data
+    else:
+        data, _ = tpch.generate(tpch.check_scale(args.scale), tpch.check_parts(args.parts), progress=sys.stderr.isatty())
+    get_spark(args.master)
+    if args.scheme in DISPATCH_SCHEMES:
+        scheme = args.scheme + ("-nominbatch" if args.no_minbatch else "")
+        run = dispatch(qs, scheme, data, out=args.out)
+    else:
+        run = execute(make_plan(qs, args.scheme, minbatch=not args.no_minbatch), data, out=args.out,
+                      progress=sys.stderr.isatty())
+    plan = run.plan
+    if args.json:
+        print(json.dumps(strict({"scheme": plan.scheme, "run": str(run.directory), "misses": plan.misses,
+                                 "total_seconds": float(plan.total_cost), "violations": run.violations,
+                                 "batches": run.batches.to_dict(orient="records"),
+                                 "queries": plan.queries.to_dict(orient="records")}), allow_nan=False))
+        return 0
+    shown = run.batches[["query", "batch", "kind", "start", "end", "first", "last", "modeled_cost", "measured_seconds",
+                         "planned_start"]]
+    print(shown.to_string(index=False, na_rep="-", float_format=lambda v: f"{v:.4g}"))
+    print(f"scheme {plan.scheme}  misses {plan.misses}  measured total {float(plan.total_cost):.4g} s  "
+          f"run {run.directory}")
     return 0
 
 

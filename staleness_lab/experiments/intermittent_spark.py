@@ -184,9 +184,27 @@ def _gridded(model: Mapping[str, Any]) -> dict[str, Any]:
 # -- hybrid rows -------------------------------------------------------------------------------------
 
 
-def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any) -> dict[str, Any]:
-    """Planned (cost model) against measured (Spark) misses, cost and completion."""
+_references: dict[tuple[str, str], pd.DataFrame] = {}
+
+
+def reference_result(data: Any, name: str) -> pd.DataFrame:
+    """The catalogue's reference result of ``name`` on ``data`` (computed once per process)."""
+    from staleness_lab.spark.intermittent import CATALOGUE
+
+    key = (str(data.directory), name)
+    if key not in _references:
+        _references[key] = CATALOGUE[name].reference(data).toPandas()
+    return _references[key]
+
+
+def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict[str, Any]:
+    """Planned (cost model) against measured (Spark) misses, cost and completion, and whether
+    every query's result equals its one-shot reference."""
+    from staleness_lab.spark.intermittent import compare_results
+
     realized = run.plan
+    wrong = [name for name, result in run.results.items()
+             if compare_results(name, result, reference_result(data, name)) is not None]
     min_total = float(sum((q.min_cost for q in qs.queries), Fraction(0)))
     return {
         "status": planned.status,
@@ -201,6 +219,7 @@ def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any) -> dict[str, Any]:
         "last_deadline": float(max(q.deadline for q in qs.queries)),
         "late": ",".join(realized.queries.loc[realized.queries["late"].fillna(False).astype(bool), "query"]),
         "violations": len(run.violations),
+        "wrong_results": ",".join(wrong),
     }
 
 
@@ -217,7 +236,8 @@ def _unplanned_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
     nan = math.nan
     return {"status": plan.status, "batches": 0, "planned_misses": nan, "misses": nan, "planned_cost": nan,
             "measured_cost": nan, "normalized_cost": nan, "planned_completion": nan, "completion": nan,
-            "last_deadline": float(max(q.deadline for q in qs.queries)), "late": "", "violations": 0}
+            "last_deadline": float(max(q.deadline for q in qs.queries)), "late": "", "violations": 0,
+            "wrong_results": ""}
 
 
 @experiment(
@@ -244,8 +264,9 @@ def hybrid_fig6(query: str, f: float, scale: float, parts: int, costmodels: str,
     if plan.status != "ok":
         row = _unplanned_row(qs, plan)
     else:
+        data = tpch_data(scale, parts)
         with _scratch() as work:
-            row = _executed_row(qs, plan, execute(plan, tpch_data(scale, parts), out=Path(work) / "run"))
+            row = _executed_row(qs, plan, execute(plan, data, out=Path(work) / "run"), data)
     return pd.DataFrame([{"scheme": "algorithm1", "deadline": float(deadline), "min_cost": float(q.min_cost), **row}])
 
 
@@ -287,6 +308,6 @@ def hybrid_multi(scheme: str, rho: float, queries: str, scale: float, parts: int
         with _scratch() as work:
             out = Path(work) / "run"
             run = execute(plan, data, out=out) if scheme == "optimal" else dispatch(qs, scheme, data, out=out)
-            row = _executed_row(qs, plan, run)
+            row = _executed_row(qs, plan, run, data)
     solver = (plan.solver or {}).get("status", "")
     return pd.DataFrame([{"solver_status": solver, **row}])

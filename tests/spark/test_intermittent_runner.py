@@ -156,3 +156,56 @@ def test_a_step_failing_mid_run_leaves_no_run_directory(data: TpchData, tmp_path
         execute(plan, TpchData(copy), out=runs / "r")
     assert not isinstance(err.value, InputError)  # Spark's own failure, after the first batch ran
     assert list(runs.iterdir()) == []  # the first batch's partial went with the temporary directory
+
+
+# --- the command line, locally and on the loopback cluster -----------------------------------------
+
+def write_query_set(path: Path, *names: str) -> Path:
+    import yaml
+
+    qs = query_set(*names)
+    path.write_text(yaml.safe_dump(qs.to_dict()), encoding="utf-8")
+    return path
+
+
+def test_tpch_run_executes_a_plan_and_refuses_a_missing_data_directory(
+        data: TpchData, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from staleness_lab.cli import main
+
+    queries = write_query_set(tmp_path / "qs.yaml", "CQ2", "Q6")
+    out = tmp_path / "run"
+    assert main(["tpch", "run", str(queries), "--scheme", "edf", "--data", str(data.directory), "--out", str(out),
+                 "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["scheme"] == "edf" and printed["violations"] == [] and printed["run"] == str(out)
+    assert {b["query"] for b in printed["batches"]} == {"CQ2", "Q6"}
+    assert all(b["measured_seconds"] > 0 for b in printed["batches"])
+    assert sorted(p.name for p in (out / "results").iterdir()) == ["CQ2.parquet", "Q6.parquet"]
+    for argv, field in (([str(queries), "--data", str(tmp_path / "nowhere")], "--data"),
+                        ([str(queries), "--data", str(data.directory), "--out", str(out)], "--out")):
+        assert main(["tpch", "run", *argv, "--scheme", "llf"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"error: {field}:" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["qs.yaml", "run"]
+
+
+def test_one_plan_on_the_loopback_cluster_equals_local(standalone_cluster: str, data: TpchData, tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    import pandas as pd
+    from spark_cluster import CLI, cluster_env
+
+    queries = write_query_set(tmp_path / "qs.yaml", "Q1", "Q4")
+    local = dispatch(query_set("Q1", "Q4"), "llf", data, out=tmp_path / "local")
+    proc = subprocess.run([str(CLI), "tpch", "run", str(queries), "--scheme", "llf", "--data", str(data.directory),
+                           "--out", str(tmp_path / "cluster"), "--master", standalone_cluster, "--json"],
+                          capture_output=True, text=True, env=cluster_env(), cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert json.loads(proc.stdout)["violations"] == []
+
+    for name in ("Q1", "Q4"):
+        remote = pd.read_parquet(tmp_path / "cluster" / "results" / f"{name}.parquet")
+        assert compare_results(name, remote, local.results[name]) is None
