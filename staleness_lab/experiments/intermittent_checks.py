@@ -437,12 +437,12 @@ def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str, synthetic: bo
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def summary_line(table: pd.DataFrame, profile: str) -> str:
-    """One line for the report index: how many checks hold, which differ, which cannot be decided."""
+def summary_line(table: pd.DataFrame, profile: str, subject: str = "checks of Chandrasekaran & Sudarshan") -> str:
+    """One line for the report index: how many ``subject`` hold, which differ, which cannot be decided."""
     yes = [c for c, h in zip(table["check"], table["holds"]) if h is True]
     no = [c for c, h in zip(table["check"], table["holds"]) if h is False]
     unknown = [c for c, h in zip(table["check"], table["holds"]) if h is None]
-    line = f"{len(yes)} of {len(table)} checks of Chandrasekaran & Sudarshan hold at the {profile} profile"
+    line = f"{len(yes)} of {len(table)} {subject} hold at the {profile} profile"
     if no:
         line += f"; differ: {', '.join(no)}"
     if unknown:

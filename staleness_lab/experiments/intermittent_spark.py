@@ -10,6 +10,15 @@ identical traces, applies to simulation only).
 Data: :func:`staleness_lab.tpch.generate` at the profile's scale factor and part count (file k
 arrives k - 1 s after the first; generated once, then reused). Experiments:
 
+* ``intermittent-spark-costs`` (Fig. 3): one query's batch times over 1, 2, 4, ..., P files
+  and its final aggregation over 2, 4, ..., 64 partials (median of the repeats after the
+  warm-ups, :mod:`staleness_lab.spark.intermittent.calibrate`); :func:`fits` turns them into
+  part 1's cost models.
+* ``intermittent-spark-split`` (Fig. 4): the P parts as k equal batches, batches and merge timed.
+* ``intermittent-spark-streaming`` (Fig. 5, Table 2, the multi-query runs): the query on
+  Structured Streaming at one trigger (:mod:`staleness_lab.spark.streaming`), with its status,
+  cost and whether its result equals the batch result.
+
 * ``intermittent-spark-fig6`` (hybrid): one query alone with ``D = we + f·Cost(N)`` under the
   measured cost model, planned by Algorithm 1 and executed on Spark (:func:`execute`); deadlines
   met with the measured durations.
@@ -179,6 +188,92 @@ def _gridded(model: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+# -- measured rows ---------------------------------------------------------------------------------
+
+
+@experiment(
+    "intermittent-spark-costs",
+    Param("query", str, "CQ2", "a catalogue query"),
+    Param("scale", float, 0.01, "TPC-H scale factor"),
+    Param("parts", int, 20, "stream parts"),
+    Param("warmups", int, 2, "unmeasured runs per point"),
+    Param("repeats", int, 3, "measured runs per point (the median is kept)"),
+)
+def costs(query: str, scale: float, parts: int, warmups: int, repeats: int) -> pd.DataFrame:
+    """Fig. 3: ``query``'s batch time per size (files) and aggregation time per partial count,
+    one row per point: kind (``batch`` / ``aggregate``), size, seconds (median), fastest, slowest."""
+    from staleness_lab.spark.intermittent.calibrate import (aggregation_counts, batch_sizes, check_runs,
+                                                            measure_aggregation, measure_batch, resolve_queries)
+
+    q = resolve_queries([query])[0]
+    warmups, repeats = check_runs(warmups, repeats)
+    data = tpch_data(scale, parts)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="staleness-lab-costs-") as tmp:
+        scratch = Path(tmp)
+        points = [("batch", x) for x in batch_sizes(parts)] + [("aggregate", n) for n in aggregation_counts(parts)]
+        for kind, size in points:
+            measure = measure_batch if kind == "batch" else measure_aggregation
+            m = measure(q, data, size, scratch, warmups=warmups, repeats=repeats)
+            rows.append({"kind": kind, "size": size, "seconds": m.seconds, "fastest": min(m.samples),
+                         "slowest": max(m.samples)})
+    return pd.DataFrame(rows)
+
+
+def fits(frame: pd.DataFrame, profile: SparkProfile) -> dict[str, dict[str, Any]]:
+    """Each query's cost-model document (calibration's JSON) from its ``intermittent-spark-costs`` rows."""
+    from staleness_lab.spark.intermittent.calibrate import fit_document
+
+    out = {}
+    for query, rows in frame.groupby("query", sort=False):
+        measured = {
+            "batches": [{"files": int(r.size), "seconds": float(r.seconds)} for r in rows[rows["kind"] == "batch"].itertuples()],
+            "aggregation": [{"partials": int(r.size), "seconds": float(r.seconds)}
+                            for r in rows[rows["kind"] == "aggregate"].itertuples()],
+        }
+        out[str(query)] = fit_document(str(query), measured, tpch_data(profile.scale, profile.parts),
+                                       profile.warmups, profile.repeats)
+    return out
+
+
+@experiment(
+    "intermittent-spark-split",
+    Param("query", str, "CQ2", "a catalogue query"),
+    Param("k", int, 1, "equal batches of the P parts"),
+    Param("scale", float, 0.01, "TPC-H scale factor"),
+    Param("parts", int, 20, "stream parts"),
+    Param("warmups", int, 2, "unmeasured whole runs"),
+    Param("repeats", int, 3, "measured whole runs (the median is kept)"),
+)
+def split(query: str, k: int, scale: float, parts: int, warmups: int, repeats: int) -> pd.DataFrame:
+    """Fig. 4: the P parts of ``query`` as ``k`` equal batches plus the final aggregation: the
+    median total seconds (divide by the k = 1 row for the figure's ratio)."""
+    from staleness_lab.spark.intermittent.calibrate import split_cost
+
+    m = split_cost(query, tpch_data(scale, parts), k, warmups=warmups, repeats=repeats)
+    return pd.DataFrame([{"files_per_batch": -(-parts // k), "seconds": m.seconds, "fastest": min(m.samples),
+                          "slowest": max(m.samples)}])
+
+
+@experiment(
+    "intermittent-spark-streaming",
+    Param("query", str, "CQ2", "a catalogue query"),
+    Param("trigger", str, "default", "default (1 file), 5min, 10min, 30min, 40min or one-shot"),
+    Param("scale", float, 0.01, "TPC-H scale factor"),
+    Param("parts", int, 20, "stream parts"),
+)
+def streaming(query: str, trigger: str, scale: float, parts: int) -> pd.DataFrame:
+    """Fig. 5 / Table 2: ``query`` on Structured Streaming over the same parts at ``trigger``:
+    status (ok / unsupported / failed, with Spark's first line), Σ trigger execution seconds,
+    micro-batches and whether the result equals the batch result."""
+    from staleness_lab.spark.streaming import TRIGGERS, stream_rows
+
+    check_choice(trigger, TRIGGERS, "trigger")
+    frame = stream_rows([query], tpch_data(scale, parts), [trigger])
+    return frame.drop(columns=["query", "trigger"]).astype({"files_per_trigger": "float64",
+                                                            "equal_to_batch": "object"})
 
 
 # -- hybrid rows -------------------------------------------------------------------------------------

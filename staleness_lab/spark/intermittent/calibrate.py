@@ -327,6 +327,18 @@ def fit_query(measurements: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     }
 
 
+def fit_document(name: str, measurements: dict[str, list[dict[str, Any]]], data: TpchData, warmups: int,
+                 repeats: int, master_label: str | None = None) -> dict[str, Any]:
+    """A query's JSON document: its fits (:func:`fit_query`), its measurements and where they
+    were taken (scale, parts, the Spark master or ``master_label``, Spark's and the generator's
+    versions, the warm-ups and repeats)."""
+    spark = data.spark
+    return {"query": name, **fit_query(measurements), "measurements": measurements, "scale": data.scale,
+            "parts": data.n_parts, "master": master_label or spark.sparkContext.master,
+            "spark_version": spark.version, "generator": data.manifest["generator"],
+            "warmups": warmups, "repeats": repeats}
+
+
 def summary_row(name: str, fit: dict[str, Any]) -> dict[str, Any]:
     """One row of :func:`calibrate`'s table from a query's JSON."""
     fits, piecewise = fit["fits"], fit["fits"]["piecewise"] or {}
@@ -374,11 +386,7 @@ def calibrate(queries: Sequence[str], data: TpchData, out_dir: Path, *, warmups:
             m = measure(q, data, size, directory, warmups=warmups, repeats=repeats)
             key = "files" if kind == "batches" else "partials"
             measured[q.name][kind].append({key: size, "seconds": m.seconds, "samples": list(m.samples)})
-    spark = data.spark
-    common = {"scale": data.scale, "parts": data.n_parts, "master": master_label or spark.sparkContext.master,
-              "spark_version": spark.version, "generator": data.manifest["generator"],
-              "warmups": warmups, "repeats": repeats}
-    fits = {name: {"query": name, **fit_query(m), "measurements": m, **common} for name, m in measured.items()}
+    fits = {name: fit_document(name, m, data, warmups, repeats, master_label) for name, m in measured.items()}
     write_fits(fits, out_dir)
     return pd.DataFrame([summary_row(name, fit) for name, fit in fits.items()])
 
