@@ -17,7 +17,16 @@ loads each static table once, cached.
 * ``final(partials)``: merges the union of partials (sums and counts added, AVG = Σsum/Σcount,
   Q14's ratio from the two merged sums) and only then applies ORDER BY and LIMIT.
 * ``reference(data)``: the standard TPC-H text (Spark SQL, the usual validation substitution
-  parameters) on all parts at once, a formulation independent of ``partial``/``final``.
+  parameters) on all parts at once, a formulation independent of ``partial``/``final``. It is a
+  :class:`SqlReference` (``sql`` text with ``{table}`` placeholders, ``tables``), so the same text
+  also runs on Structured Streaming (:mod:`staleness_lab.spark.streaming`).
+
+Stream markers: the texts of the stream-stream queries carry three SQL comments, ignored here,
+that mark where the streaming formulation adds what Spark needs for an aggregation after a
+stream-stream join in append mode: ``/*within*/`` after the orders-lineitem key equality (the
+join's time bound on the two arrival times), ``/*window*/`` at the head of the outermost GROUP BY
+(the event-time window) and ``/*arrival*/`` in a subquery's select list (Q9: the arrival time
+carried out to that GROUP BY).
 
 Kinds: ``stream-only`` reads one stream and nothing else (Q1, Q6, CQ1-CQ4); ``stream-static``
 joins one stream with static tables (Q14, Q19: lineitem with part); ``stream-stream`` joins orders
@@ -210,6 +219,20 @@ class TpchData:
 
 
 @dataclass(frozen=True)
+class SqlReference:
+    """A query's reference formulation: Spark SQL text whose ``{table}`` placeholders name
+    ``tables``. Called on a :class:`TpchData`, it binds every part of the streams and the cached
+    static tables (:func:`_sql`); :mod:`staleness_lab.spark.streaming` binds the same text to
+    streaming DataFrames instead."""
+
+    sql: str
+    tables: tuple[str, ...]
+
+    def __call__(self, data: TpchData) -> DataFrame:
+        return _sql(data, self.sql, self.tables)
+
+
+@dataclass(frozen=True)
 class CatalogueQuery:
     """One catalogue query: how to compute a batch's partial, merge partials, and the reference."""
 
@@ -225,8 +248,19 @@ class CatalogueQuery:
     approx: tuple[str, ...]
     partial: Callable[[TpchData, int, int], DataFrame]
     final: Callable[[DataFrame], DataFrame]
-    reference: Callable[[TpchData], DataFrame]
+    #: The reference formulation: ``reference(data)`` is the query on all parts at once.
+    reference: SqlReference
     description: str = ""
+
+    @property
+    def sql(self) -> str:
+        """The reference's Spark SQL text (``{table}`` placeholders, stream markers as comments)."""
+        return self.reference.sql
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        """The tables the reference's text names, streams and static ones."""
+        return self.reference.tables
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -296,8 +330,7 @@ def q1_final(partials: DataFrame) -> DataFrame:
     ).orderBy("l_returnflag", "l_linestatus")
 
 
-def q1_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q1_reference = SqlReference("""
         select l_returnflag, l_linestatus,
                sum(l_quantity) as sum_qty,
                sum(l_extendedprice) as sum_base_price,
@@ -335,13 +368,12 @@ def q3_final(partials: DataFrame) -> DataFrame:
             .orderBy(F.col("revenue").desc(), "o_orderdate", "l_orderkey").limit(10))
 
 
-def q3_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q3_reference = SqlReference("""
         select l_orderkey, sum(l_extendedprice * (1 - l_discount)) as revenue, o_orderdate, o_shippriority
         from {customer}, {orders}, {lineitem}
-        where c_mktsegment = 'BUILDING' and c_custkey = o_custkey and l_orderkey = o_orderkey
+        where c_mktsegment = 'BUILDING' and c_custkey = o_custkey and l_orderkey = o_orderkey /*within*/
           and o_orderdate < date '1995-03-15' and l_shipdate > date '1995-03-15'
-        group by l_orderkey, o_orderdate, o_shippriority
+        group by /*window*/ l_orderkey, o_orderdate, o_shippriority
         order by revenue desc, o_orderdate, l_orderkey
         limit 10""", ("customer", "orders", "lineitem"))
 
@@ -361,13 +393,13 @@ def q4_final(partials: DataFrame) -> DataFrame:
     return _merge_sums(partials, ("o_orderpriority",), ("order_count",)).orderBy("o_orderpriority")
 
 
-def q4_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q4_reference = SqlReference("""
         select o_orderpriority, count(*) as order_count
         from {orders}
         where o_orderdate >= date '1993-07-01' and o_orderdate < date '1993-07-01' + interval '3' month
-          and exists (select * from {lineitem} where l_orderkey = o_orderkey and l_commitdate < l_receiptdate)
-        group by o_orderpriority
+          and exists (select * from {lineitem}
+                      where l_orderkey = o_orderkey /*within*/ and l_commitdate < l_receiptdate)
+        group by /*window*/ o_orderpriority
         order by o_orderpriority""", ("orders", "lineitem"))
 
 
@@ -385,8 +417,7 @@ def q6_final(partials: DataFrame) -> DataFrame:
     return _merge_sums(partials, (), ("revenue",))
 
 
-def q6_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q6_reference = SqlReference("""
         select sum(l_extendedprice * l_discount) as revenue
         from {lineitem}
         where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year
@@ -420,16 +451,15 @@ def q9_final(partials: DataFrame) -> DataFrame:
             .orderBy("nation", F.col("o_year").desc()))
 
 
-def q9_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q9_reference = SqlReference("""
         select nation, o_year, sum(amount) as sum_profit
-        from (select n_name as nation, extract(year from o_orderdate) as o_year,
+        from (select /*arrival*/ n_name as nation, extract(year from o_orderdate) as o_year,
                      l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity as amount
               from {part}, {supplier}, {lineitem}, {partsupp}, {orders}, {nation}
               where s_suppkey = l_suppkey and ps_suppkey = l_suppkey and ps_partkey = l_partkey
-                and p_partkey = l_partkey and o_orderkey = l_orderkey and s_nationkey = n_nationkey
+                and p_partkey = l_partkey and o_orderkey = l_orderkey /*within*/ and s_nationkey = n_nationkey
                 and p_name like '%green%') as profit
-        group by nation, o_year
+        group by /*window*/ nation, o_year
         order by nation, o_year desc""", ("part", "supplier", "lineitem", "partsupp", "orders", "nation"))
 
 
@@ -458,15 +488,14 @@ def q10_final(partials: DataFrame) -> DataFrame:
             .orderBy(F.col("revenue").desc(), "c_custkey").limit(20))
 
 
-def q10_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q10_reference = SqlReference("""
         select c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) as revenue,
                c_acctbal, n_name, c_address, c_phone, c_comment
         from {customer}, {orders}, {lineitem}, {nation}
-        where c_custkey = o_custkey and l_orderkey = o_orderkey
+        where c_custkey = o_custkey and l_orderkey = o_orderkey /*within*/
           and o_orderdate >= date '1993-10-01' and o_orderdate < date '1993-10-01' + interval '3' month
           and l_returnflag = 'R' and c_nationkey = n_nationkey
-        group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
+        group by /*window*/ c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
         order by revenue desc, c_custkey
         limit 20""", ("customer", "orders", "lineitem", "nation"))
 
@@ -491,18 +520,17 @@ def q12_final(partials: DataFrame) -> DataFrame:
     return _merge_sums(partials, ("l_shipmode",), ("high_line_count", "low_line_count")).orderBy("l_shipmode")
 
 
-def q12_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q12_reference = SqlReference("""
         select l_shipmode,
                sum(case when o_orderpriority = '1-URGENT' or o_orderpriority = '2-HIGH' then 1 else 0 end)
                    as high_line_count,
                sum(case when o_orderpriority <> '1-URGENT' and o_orderpriority <> '2-HIGH' then 1 else 0 end)
                    as low_line_count
         from {orders}, {lineitem}
-        where o_orderkey = l_orderkey and l_shipmode in ('MAIL', 'SHIP')
+        where o_orderkey = l_orderkey /*within*/ and l_shipmode in ('MAIL', 'SHIP')
           and l_commitdate < l_receiptdate and l_shipdate < l_commitdate
           and l_receiptdate >= date '1994-01-01' and l_receiptdate < date '1994-01-01' + interval '1' year
-        group by l_shipmode
+        group by /*window*/ l_shipmode
         order by l_shipmode""", ("orders", "lineitem"))
 
 
@@ -525,8 +553,7 @@ def q14_final(partials: DataFrame) -> DataFrame:
     return merged.select((_dec("100.00") * F.col("promo_revenue_sum") / F.col("revenue_sum")).alias("promo_revenue"))
 
 
-def q14_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q14_reference = SqlReference("""
         select 100.00 * sum(case when p_type like 'PROMO%' then l_extendedprice * (1 - l_discount) else 0 end)
                / sum(l_extendedprice * (1 - l_discount)) as promo_revenue
         from {lineitem}, {part}
@@ -562,8 +589,7 @@ def q19_final(partials: DataFrame) -> DataFrame:
     return _merge_sums(partials, (), ("revenue",))
 
 
-def q19_reference(data: TpchData) -> DataFrame:
-    return _sql(data, """
+q19_reference = SqlReference("""
         select sum(l_extendedprice * (1 - l_discount)) as revenue
         from {lineitem}, {part}
         where (p_partkey = l_partkey and p_brand = 'Brand#12'
@@ -599,13 +625,10 @@ def _count_final(key: str | None, alias: str) -> Callable[[DataFrame], DataFrame
     return final
 
 
-def _count_reference(table: str, key: str | None, alias: str) -> Callable[[TpchData], DataFrame]:
+def _count_reference(table: str, key: str | None, alias: str) -> SqlReference:
     text = (f"select {key}, count(*) as {alias} from {{{table}}} group by {key} order by {key}" if key
             else f"select count(*) as {alias} from {{{table}}}")
-
-    def reference(data: TpchData) -> DataFrame:
-        return _sql(data, text, (table,))
-    return reference
+    return SqlReference(text, (table,))
 
 
 def _count_query(name: str, table: str, key: str | None, alias: str, description: str) -> CatalogueQuery:
