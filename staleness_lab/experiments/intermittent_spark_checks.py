@@ -133,11 +133,13 @@ def multi_table(ratios: pd.DataFrame, hybrid: pd.DataFrame, runs: dict[str, tupl
     for run, names in runs.items():
         llf = hybrid[(hybrid["scheme"] == "llf") & (hybrid["queries"] == ",".join(names)) & (hybrid["rho"] == 1.0)]
         row: dict[str, Any] = {"run": run, "queries": ", ".join(names),
-                               "llf_seconds": float(llf["measured_cost"].iloc[0]) if len(llf) else math.nan}
+                               "llf_seconds": float(llf["measured_cost"].iloc[0]) if len(llf) else math.nan,
+                               "llf_batches": int(llf["batches"].iloc[0]) if len(llf) else 0}
         for trigger in ("default", "10min"):
             mine = ratios[ratios["query"].isin(names) & (ratios["trigger"] == trigger)]
             complete = len(mine) == len(names) and (mine["status"] == "ok").all()
             row[f"streaming_{trigger}_seconds"] = float(mine["cost_seconds"].sum()) if complete else math.nan
+            row[f"streaming_{trigger}_micro_batches"] = int(mine["micro_batches"].fillna(0).sum())
             row[f"ratio_{trigger}"] = row[f"streaming_{trigger}_seconds"] / row["llf_seconds"]
         rows.append(row)
     return pd.DataFrame(rows)
@@ -152,37 +154,58 @@ def multi_check(table: pd.DataFrame, profile: str, scale: float) -> dict[str, An
     if valid.empty:
         return _row("multi", "Multi-query", claim, None, math.nan, "no run has both streaming costs and LLF", profile)
     holds = bool(((valid["ratio_default"] > valid["ratio_10min"]) & (valid["ratio_10min"] > 1)).all())
-    detail = "; ".join(f"{r.run}: ×{r.ratio_default:.1f} default, ×{r.ratio_10min:.1f} at 10 min" for r in valid.itertuples())
-    detail += (f" (paper ×60 and ×12). At SF {scale:g} each micro-batch pays Spark's fixed overhead "
-               "(planning, scheduling, state checkpoint), which dominates when a file holds few rows; at the paper's "
-               "SF ≈ 25 the per-row work grows and the factors with it.")
+    detail = "; ".join(f"{r.run}: ×{r.ratio_default:.1f} default ({r.streaming_default_micro_batches} micro-batches), "
+                       f"×{r.ratio_10min:.1f} at 10 min ({r.streaming_10min_micro_batches}), against LLF's "
+                       f"{r.llf_batches} batches" for r in valid.itertuples())
+    detail += (f" (paper ×60 and ×12). At SF {scale:g} a file holds few rows, so both sides pay mostly Spark's fixed "
+               "overhead per (micro-)batch (planning, scheduling, the state checkpoint) and the ratio tends to the ratio "
+               "of their batch counts; the paper's factors come from the per-row and state work that grows with its "
+               "SF ≈ 25 and 4500 files.")
     return _row("multi", "Multi-query", claim, holds, float((valid["ratio_10min"] - 1).min()), detail, profile)
 
 
 def hybrid_fig6_check(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
-    """Fig. 6 in hybrid mode: every deadline met by Algorithm 1's plan with the measured durations."""
+    """Fig. 6 in hybrid mode: every deadline met by Algorithm 1's plan with the measured durations,
+    judged where some plan can meet it (``possible``: ``D - we >= min(Cost(N), Cost(1) +
+    AggCost(2))``, a necessary condition for any scheme)."""
     claim = ("Fig. 6 (hybrid): one query alone meets every deadline D = we + f·Cost(N); here Algorithm 1 plans on the "
              "measured cost model and Spark's measured durations decide.")
-    planned = frame[frame["status"] == "ok"]
+    impossible = frame[~frame["possible"].astype(bool)]
+    judged = frame[frame["possible"].astype(bool)]
+    planned = judged[judged["status"] == "ok"]
     late = planned[planned["misses"] > 0]
-    unplanned = frame[frame["status"] != "ok"]
-    detail = (f"{len(planned)} plans executed, {len(late)} late"
-              + (f" ({', '.join(f'{r.query} f={r.f:g}' for r in late.itertuples())})" if len(late) else "")
-              + f"; Algorithm 1 found no plan for {len(unplanned)}"
-              + (f" ({', '.join(f'{r.query} f={r.f:g}' for r in unplanned.itertuples())})" if len(unplanned) else ""))
+    unplanned = judged[judged["status"] != "ok"]
+    parts = [f"{len(planned)} plans executed, {len(late)} late"
+             + (" (" + ", ".join(f"{r.query} f={r.f:g} by {r.completion - r.deadline:.3f} s" for r in late.itertuples())
+                + ")" if len(late) else "")]
+    if len(unplanned):
+        parts.append("Algorithm 1 found no plan for " + ", ".join(f"{r.query} f={r.f:g}" for r in unplanned.itertuples()))
+    if len(impossible):
+        parts.append(f"{len(impossible)} deadlines no scheme can meet at this scale, not judged: "
+                     + ", ".join(f"{r.query} f={r.f:g}" for r in impossible.itertuples())
+                     + " (the last batch alone, Cost(1) plus the merge, outlasts f·Cost(N) when the overhead S dominates)")
     margin = float((planned["deadline"] - planned["completion"]).min()) if len(planned) else math.nan
-    return _row("hybrid-fig6", "Fig. 6", claim, None if planned.empty else late.empty and unplanned.empty, margin,
-                detail, profile)
+    holds = None if judged.empty else late.empty and unplanned.empty
+    return _row("hybrid-fig6", "Fig. 6", claim, holds, margin, "; ".join(parts), profile)
 
 
 def hybrid_fig7_check(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
-    """Fig. 7 in hybrid mode: EDF and LLF miss only at the tightest ρ (0.1)."""
+    """Fig. 7 in hybrid mode: EDF and LLF miss only at the tightest ρ (0.1), judged where the
+    cost model itself plans no miss above 0.1D (the paper's regime: MinBatch not capped)."""
     claim = "Fig. 7 (hybrid): EDF and LLF miss deadlines only at 0.1D, with Spark's measured durations."
     mine = frame[frame["scheme"].isin(["edf", "llf"])]
-    loose = mine[(mine["rho"] > 0.1) & (mine["misses"] > 0)]
+    loose = mine[mine["rho"] > 0.1]
     detail = "; ".join(f"{r.scheme.upper()} at ρ {r.rho:g}: {int(r.misses)} missed (planned {int(r.planned_misses)})"
                        for r in mine.itertuples())
-    return _row("hybrid-fig7", "Fig. 7", claim, None if mine.empty else loose.empty, -float(len(loose)), detail, profile)
+    flagged = sorted({q for f in frame["minbatch_flagged"] for q in str(f).split(",") if q})
+    if len(loose) and (loose["planned_misses"] > 0).any():
+        c_max = float(frame["c_max"].iloc[0])
+        return _row("hybrid-fig7", "Fig. 7", claim, None, math.nan,
+                    f"{detail}. The cost model itself misses above 0.1D: at this scale one file costs more than "
+                    f"C_max = {c_max:.3g} s for {', '.join(flagged) or 'no query'} (MinBatch flagged), so every batch "
+                    "pays the overhead; the paper's regime (R·N ≫ S) is not reached", profile)
+    late = loose[loose["misses"] > 0]
+    return _row("hybrid-fig7", "Fig. 7", claim, None if mine.empty else late.empty, -float(len(late)), detail, profile)
 
 
 def executed_check(frames: list[pd.DataFrame], profile: str) -> dict[str, Any]:

@@ -15,13 +15,14 @@ from staleness_lab.viz.figures import (
     staleness_curves,
 )
 from staleness_lab.viz.offline import use_offline_renderer
-from staleness_lab.viz.plans import batch_gantt, category_heatmap, ratio_boxes
+from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
 
 __all__ = [
     "TEMPLATE",
     "batch_gantt",
     "bound_vs_observed",
     "category_heatmap",
+    "cost_fits",
     "gantt",
     "metric_vs_utilization",
     "ratio_boxes",

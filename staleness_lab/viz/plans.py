@@ -109,3 +109,24 @@ def ratio_boxes(frame: pd.DataFrame, x: str, y: str, color: str, *, title: str, 
         fig.add_trace(go.Box(name=name, x=part[x].astype(str), y=part[y], marker=dict(color=shade, size=4),
                              boxpoints="all", jitter=0.3, pointpos=0))
     return fig
+
+
+def cost_fits(points: pd.DataFrame, fits: pd.DataFrame, *, title: str) -> go.Figure:
+    """Fig. 3: measured batch time against batch size (``points``: query, size, seconds) with
+    each query's fitted line ``S + R·x`` (``fits``: query, S, R) drawn over the measured sizes."""
+    for frame, columns in ((points, ("query", "size", "seconds")), (fits, ("query", "S", "R"))):
+        for column in columns:
+            if column not in frame.columns:
+                raise InputError("frame", f"has no column {column!r}")
+    fig = _figure(title, "batch size (files)", "time (s)", legend_title_text="query")
+    for name, shade in _colors(map(str, pd.unique(points["query"]))).items():
+        mine = points[points["query"].astype(str) == name].sort_values("size")
+        fig.add_trace(go.Scatter(x=mine["size"], y=mine["seconds"], mode="markers", name=name, legendgroup=name,
+                                 marker=dict(color=shade, size=7)))
+        line = fits[fits["query"].astype(str) == name]
+        if len(line):
+            S, R = float(line["S"].iloc[0]), float(line["R"].iloc[0])
+            xs = np.array([mine["size"].min(), mine["size"].max()], dtype=float)
+            fig.add_trace(go.Scatter(x=xs, y=S + R * xs, mode="lines", name=f"{name}: {S:.3g} + {R:.3g}·x",
+                                     legendgroup=name, line=dict(color=shade, dash="dash")))
+    return fig

@@ -34,7 +34,7 @@ def test_the_window_is_scaled_to_the_papers_load_and_c_max_to_its_share(tmp_path
     window = q.we - q.ws
     # Σ Cost(N) / W within one grid step per file of the paper's 640/4500
     assert abs(total / (window * 20 / 19) - xs.LOAD) / xs.LOAD < Fraction(1, 50)
-    assert abs(qs.c_max - xs.C_MAX_SHARE * total) <= xs.TIME_UNIT
+    assert abs(qs.c_max - xs.C_MAX_SHARE * total / 3) <= xs.TIME_UNIT  # the paper: 30 s against a mean Cost(N) of 640/13 s
     assert q.n == 20 and (q.we - q.ws) / xs.TIME_UNIT == int((q.we - q.ws) / xs.TIME_UNIT)
 
 
