@@ -199,14 +199,17 @@ def _gridded(model: Mapping[str, Any]) -> dict[str, Any]:
 
 # -- measured rows ---------------------------------------------------------------------------------
 
+#: The parameters naming the data every measured row runs on, and the repetitions of a timing.
+DATA_PARAMS = (Param("scale", float, 0.01, "TPC-H scale factor"), Param("parts", int, 20, "stream parts (the window's files)"))
+TIMING_PARAMS = (Param("warmups", int, 2, "unmeasured runs per point"),
+                 Param("repeats", int, 3, "measured runs per point (the median is kept)"))
+
 
 @experiment(
     "intermittent-spark-costs",
     Param("query", str, "CQ2", "a catalogue query"),
-    Param("scale", float, 0.01, "TPC-H scale factor"),
-    Param("parts", int, 20, "stream parts"),
-    Param("warmups", int, 2, "unmeasured runs per point"),
-    Param("repeats", int, 3, "measured runs per point (the median is kept)"),
+    *DATA_PARAMS,
+    *TIMING_PARAMS,
 )
 def costs(query: str, scale: float, parts: int, warmups: int, repeats: int) -> pd.DataFrame:
     """Fig. 3: ``query``'s batch time per size (files) and aggregation time per partial count,
@@ -249,10 +252,8 @@ def fits(frame: pd.DataFrame, profile: SparkProfile) -> dict[str, dict[str, Any]
     "intermittent-spark-split",
     Param("query", str, "CQ2", "a catalogue query"),
     Param("k", int, 1, "equal batches of the P parts"),
-    Param("scale", float, 0.01, "TPC-H scale factor"),
-    Param("parts", int, 20, "stream parts"),
-    Param("warmups", int, 2, "unmeasured whole runs"),
-    Param("repeats", int, 3, "measured whole runs (the median is kept)"),
+    *DATA_PARAMS,
+    *TIMING_PARAMS,
 )
 def split(query: str, k: int, scale: float, parts: int, warmups: int, repeats: int) -> pd.DataFrame:
     """Fig. 4: the P parts of ``query`` as ``k`` equal batches plus the final aggregation: the
@@ -268,8 +269,7 @@ def split(query: str, k: int, scale: float, parts: int, warmups: int, repeats: i
     "intermittent-spark-streaming",
     Param("query", str, "CQ2", "a catalogue query"),
     Param("trigger", str, "default", "default (1 file), 5min, 10min, 30min, 40min or one-shot"),
-    Param("scale", float, 0.01, "TPC-H scale factor"),
-    Param("parts", int, 20, "stream parts"),
+    *DATA_PARAMS,
 )
 def streaming(query: str, trigger: str, scale: float, parts: int) -> pd.DataFrame:
     """Fig. 5 / Table 2: ``query`` on Structured Streaming over the same parts at ``trigger``:
@@ -346,8 +346,7 @@ def _unplanned_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
     "intermittent-spark-fig6",
     Param("query", str, "CQ2", "a catalogue query"),
     Param("f", float, 0.5, "deadline factor: D = we + f * Cost(N)"),
-    Param("scale", float, 0.01, "TPC-H scale factor"),
-    Param("parts", int, 20, "stream parts (the window's files)"),
+    *DATA_PARAMS,
     Param("costmodels", str, "", "directory of the measured fits (calibration's output)"),
     Param("fits", str, "", "digest of the fits (a cached row is reused only with the same fits)"),
 )
@@ -381,8 +380,7 @@ def hybrid_fig6(query: str, f: float, scale: float, parts: int, costmodels: str,
     Param("scheme", str, "llf", "llf, edf, sjf, rr (dispatched on Spark) or optimal (CP-SAT, executed)"),
     Param("rho", float, 1.0, "A5's deadline factor (one window for all queries)"),
     Param("queries", str, "CQ2,Q14,Q12", "comma-separated catalogue queries"),
-    Param("scale", float, 0.01, "TPC-H scale factor"),
-    Param("parts", int, 20, "stream parts (the window's files)"),
+    *DATA_PARAMS,
     Param("delta_rsf", float, 0.5, "MinBatch's relative slack δRSF"),
     Param("seed", int, 0, "seed of A5's order"),
     Param("deterministic_time", float, 2.0, "optimal: CP-SAT's deterministic limit per phase"),

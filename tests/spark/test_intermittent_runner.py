@@ -52,6 +52,14 @@ def assert_results_equal_reference(run: Any, data: TpchData) -> None:
         assert difference is None, f"{name}: {difference}"
 
 
+def two_batches_of_q6() -> tuple[Any, BatchPlan]:
+    """Q6 planned as parts 1-4 and 5-8 and their merge."""
+    qs = query_set("Q6")
+    return qs, BatchPlan(qs, "hand", (batch("Q6", 0, Fraction(4), Fraction(5), 1, 4),
+                                      batch("Q6", 0, Fraction(8), Fraction(9), 5, 8),
+                                      aggregate("Q6", 0, Fraction(9), Fraction(10), 2)))
+
+
 def no_leftovers(parent: Path) -> list[str]:
     return [p.name for p in parent.iterdir() if p.name.startswith(".")]
 
@@ -118,10 +126,7 @@ def test_a_missing_part_fails_in_one_line_before_any_work(data: TpchData, tmp_pa
     victim = TpchData(copy).path("lineitem", 5)
     victim.unlink()
     broken = TpchData(copy)
-    qs = query_set("Q6")
-    plan = BatchPlan(qs, "hand", (batch("Q6", 0, Fraction(4), Fraction(5), 1, 4),
-                                 batch("Q6", 0, Fraction(8), Fraction(9), 5, 8),
-                                 aggregate("Q6", 0, Fraction(9), Fraction(10), 2)))
+    qs, plan = two_batches_of_q6()
     runs = tmp_path / "runs"
     with pytest.raises(InputError) as err:
         execute(plan, broken, out=runs / "r")
@@ -147,10 +152,7 @@ def test_a_step_failing_mid_run_leaves_no_run_directory(data: TpchData, tmp_path
     copy = tmp_path / "data"
     shutil.copytree(data.directory, copy)
     TpchData(copy).path("lineitem", 8).write_bytes(b"not parquet")  # passes the check, fails in Spark
-    qs = query_set("Q6")
-    plan = BatchPlan(qs, "hand", (batch("Q6", 0, Fraction(4), Fraction(5), 1, 4),
-                                 batch("Q6", 0, Fraction(8), Fraction(9), 5, 8),
-                                 aggregate("Q6", 0, Fraction(9), Fraction(10), 2)))
+    qs, plan = two_batches_of_q6()
     runs = tmp_path / "runs"
     with pytest.raises(Exception) as err:
         execute(plan, TpchData(copy), out=runs / "r")
