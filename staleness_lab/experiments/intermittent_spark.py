@@ -91,6 +91,7 @@ class SparkProfile:
     rhos: tuple[float, ...]           # Fig. 7's ρ (one window for all queries)
     schemes: tuple[str, ...]          # Fig. 7's schemes
     deterministic_time: float         # CP-SAT's limit per phase
+    split_runs: tuple[int, int] = (2, 3)  # Fig. 4's warm-ups and repeats of a whole k-batch run
 
     @property
     def splits(self) -> tuple[int, ...]:
@@ -109,11 +110,12 @@ PROFILES: dict[str, SparkProfile] = {
     # one query of each kind: stream-only, stream-static, stream-stream
     "quick": SparkProfile(0.01, 20, ("CQ2", "Q14", "Q12"), warmups=1, repeats=1,
                           triggers=("default", "10min", "one-shot"), factors=(1.0, 0.4, 0.1), rhos=(1.0, 0.4),
-                          schemes=("llf", "edf", "optimal"), deterministic_time=1.0),
+                          schemes=("llf", "edf", "optimal"), deterministic_time=1.0, split_runs=(1, 1)),
     "standard": SparkProfile(0.1, 90, ("CQ2", "Q14", "Q3"), warmups=2, repeats=3,
                              triggers=("default", "5min", "10min", "30min", "40min", "one-shot"),
                              factors=(1.0, 0.6, 0.2, 0.1), rhos=(1.0, 0.4, 0.1),
-                             schemes=("llf", "edf", "sjf", "rr", "optimal"), deterministic_time=2.0),
+                             schemes=("llf", "edf", "sjf", "rr", "optimal"), deterministic_time=2.0,
+                             split_runs=(1, 1)),  # Fig. 4 is a trend: one warm and one measured run per k
     "full": SparkProfile(1.0, 900, ALL_QUERIES, warmups=2, repeats=3,
                          triggers=("default", "5min", "10min", "30min", "40min", "one-shot"),
                          factors=(1.0, 0.8, 0.6, 0.4, 0.2, 0.1), rhos=(1.0, 0.8, 0.6, 0.4, 0.2, 0.1),
