@@ -10,6 +10,7 @@ leaves a file that looks complete.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import hashlib
@@ -20,7 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version as _dist_version
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,22 @@ def write_parquet_atomic(frame: pd.DataFrame, path: Path, meta: Mapping[str | by
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+@contextlib.contextmanager
+def building_directory(target: Path) -> Iterator[Path]:
+    """A hidden temporary sibling of ``target`` (``.NAME.*.tmp``) to fill: on a clean exit it is
+    made an ordinary directory (mode 0755; ``mkdtemp`` makes it 0700) and put in place by
+    :func:`replace_directory`; on any exception it is removed, and ``target`` is left as it was."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield work
+        os.chmod(work, 0o755)
+        replace_directory(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
 
 
 def replace_directory(work: Path, target: Path) -> None:

@@ -33,13 +33,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from staleness_lab.errors import InputError
-from staleness_lab.provenance import replace_directory
+from staleness_lab.provenance import building_directory
 
 STREAMS = ("orders", "lineitem")
 STATIC = ("customer", "nation", "region", "part", "partsupp", "supplier")
@@ -137,15 +136,8 @@ def generate(scale: float, parts: int, out: Path | None = None, *, progress: boo
     version = generator_version(binary)
     if is_complete(target, scale, parts, version):
         return target, False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    try:
+    with building_directory(target) as work:  # an older, mismatched generation goes only once this is in
         _generate_into(work, binary, scale, parts, version, progress)
-        os.chmod(work, 0o755)  # mkdtemp makes it 0700; a data directory is an ordinary one
-        replace_directory(work, target)  # an older, mismatched generation goes only once this is in
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     return target, True
 
 

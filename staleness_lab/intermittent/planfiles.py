@@ -23,9 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,7 +30,7 @@ from typing import Any
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import BatchPlan, strict
-from staleness_lab.provenance import provenance_metadata, replace_directory, write_parquet_atomic
+from staleness_lab.provenance import building_directory, provenance_metadata, write_parquet_atomic
 from staleness_lab.tracefiles import check_output_dir
 
 #: The files :func:`write_plan` writes, in order.
@@ -76,20 +73,12 @@ def write_plan(plan: BatchPlan, directory: Path, *, version: str,
 
 def _write_plan(plan: BatchPlan, directory: Path, *, version: str, options: Mapping[str, Any] | None) -> list[Path]:
     check_plan_dir(directory)
-    parent = directory.parent
-    parent.mkdir(parents=True, exist_ok=True)
     common = {
         "version": version, "queryset_sha256": queryset_sha256(plan.queryset), "scheme": plan.scheme,
         "status": plan.status, "options": strict(dict(options or {})),
     }
-    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", suffix=".tmp", dir=parent))
-    try:
+    with building_directory(directory) as tmp:
         for name, frame in zip(PLAN_FILES, (plan.batches, plan.queries)):
             meta = provenance_metadata({**common, "table": name.removesuffix(".parquet")})
             write_parquet_atomic(frame, tmp / name, meta)
-        os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a plan directory is an ordinary one
-        replace_directory(tmp, directory)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return [directory / name for name in PLAN_FILES]

@@ -38,7 +38,7 @@ corrections: R is not measurable at SF 0.01), so R may come out 0; an ``S`` of 0
 measurements contradict a per-batch overhead, and is written as measured.
 
 All files of one calibration are written into a hidden temporary sibling of ``out_dir`` and
-swapped into place (:func:`~staleness_lab.provenance.replace_directory`): a failed calibration
+swapped into place (:func:`~staleness_lab.provenance.building_directory`): a failed calibration
 leaves ``out_dir`` as it was. Fits of other catalogue queries already in ``out_dir`` are carried
 over, so the 13 queries can be calibrated in several runs; any other file there is refused
 before any measurement. Scratch outputs go to a temporary directory, removed afterwards.
@@ -49,7 +49,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import shutil
 import statistics
 import tempfile
@@ -62,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.provenance import replace_directory
+from staleness_lab.provenance import building_directory
 from staleness_lab.spark.intermittent.catalogue import CATALOGUE, CatalogueQuery, TpchData, batches
 from staleness_lab.spark.intermittent.steps import run_final, run_partial
 
@@ -394,17 +393,10 @@ def calibrate(queries: Sequence[str], data: TpchData, out_dir: Path, *, warmups:
 def write_fits(fits: dict[str, dict[str, Any]], out_dir: Path) -> None:
     """``out_dir/<query>.json`` for every fit, with the other queries' fits already there carried
     over, written into a temporary sibling and swapped into place."""
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
-    try:
+    with building_directory(out_dir) as work:
         if out_dir.is_dir():
             for kept in out_dir.glob("*.json"):
                 if kept.stem not in fits:
                     shutil.copy2(kept, work / kept.name)
         for name, fit in fits.items():
             (work / f"{name}.json").write_text(json.dumps(fit, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-        os.chmod(work, 0o755)  # mkdtemp makes it 0700; a cost-model directory is an ordinary one
-        replace_directory(work, out_dir)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise

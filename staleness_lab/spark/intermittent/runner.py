@@ -40,8 +40,6 @@ time (a parallel job distorts every timing).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -56,7 +54,7 @@ from staleness_lab.intermittent.dispatch import POLICIES
 from staleness_lab.intermittent.dispatch import dispatch as dispatch_plan
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.plan import BATCH, BatchPlan, Step, check_measured_plan
-from staleness_lab.provenance import replace_directory
+from staleness_lab.provenance import building_directory
 from staleness_lab.spark.intermittent.catalogue import CATALOGUE, CatalogueQuery, TpchData
 from staleness_lab.spark.intermittent.steps import run_final, run_partial, run_whole
 
@@ -219,20 +217,13 @@ def _run(qs: QuerySet, scheme: str, data: TpchData, names: Mapping[str, str], ou
          run: Callable[[SparkRunner], BatchPlan], planned: BatchPlan | None) -> SparkRun:
     """Run ``run(runner)`` in a temporary sibling of ``out`` and put it in place on success."""
     target = Path(out) if out is not None else default_run_dir(scheme)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    try:
+    with building_directory(target) as work:
         runner = SparkRunner(data, work, names)
         realized = run(runner)
         results = {q.name: pd.read_parquet(runner.result_path(q)) for q in qs.queries}
         frame = _batches_frame(realized, planned)
         frame.to_parquet(work / "batches.parquet", index=False)
         realized.queries.to_parquet(work / "queries.parquet", index=False)
-        work.chmod(0o755)  # mkdtemp makes it 0700; a run directory is an ordinary one
-        replace_directory(work, target)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     return SparkRun(plan=realized, batches=frame, results=results, directory=target)
 
 
