@@ -128,13 +128,19 @@ def profile_of(name: str) -> SparkProfile:
     return PROFILES[name]
 
 
+_datasets: dict[Path, Any] = {}
+
+
 def tpch_data(scale: float, parts: int) -> Any:
-    """The TPC-H generation of ``scale`` and ``parts`` (generated on first use) as ``TpchData``."""
+    """The TPC-H generation of ``scale`` and ``parts`` (generated on first use) as ``TpchData``,
+    one handle per generation in this process, so its reference results are computed once."""
     from staleness_lab import tpch
     from staleness_lab.spark.intermittent import TpchData
 
-    directory, _ = tpch.generate(scale, parts)
-    return TpchData(directory)
+    directory, made = tpch.generate(scale, parts)
+    if made or directory not in _datasets:
+        _datasets[directory] = TpchData(directory)
+    return _datasets[directory]
 
 
 # -- measured query sets ---------------------------------------------------------------------------
@@ -288,19 +294,6 @@ def streaming(query: str, trigger: str, scale: float, parts: int) -> pd.DataFram
 # -- hybrid rows -------------------------------------------------------------------------------------
 
 
-_references: dict[tuple[str, str], pd.DataFrame] = {}
-
-
-def reference_result(data: Any, name: str) -> pd.DataFrame:
-    """The catalogue's reference result of ``name`` on ``data`` (computed once per process)."""
-    from staleness_lab.spark.intermittent import CATALOGUE
-
-    key = (str(data.directory), name)
-    if key not in _references:
-        _references[key] = CATALOGUE[name].reference(data).toPandas()
-    return _references[key]
-
-
 def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict[str, Any]:
     """Planned (cost model) against measured (Spark) misses, cost and completion, and whether
     every query's result equals its one-shot reference."""
@@ -308,7 +301,7 @@ def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict
 
     realized = run.plan
     wrong = [name for name, result in run.results.items()
-             if compare_results(name, result, reference_result(data, name)) is not None]
+             if compare_results(name, result, data.reference_result(name)) is not None]
     min_total = float(sum((q.min_cost for q in qs.queries), Fraction(0)))
     return {
         "status": planned.status,

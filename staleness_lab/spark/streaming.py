@@ -386,14 +386,12 @@ def stream_query(query: CatalogueQuery | str, data: TpchData, trigger: str | int
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def compare_to_batch(run: StreamRun, data: TpchData, want: pd.DataFrame | None = None) -> str | None:
-    """None when ``run``'s result equals the query's batch reference on all parts (``want``, or
-    computed now), else the first difference in words (:func:`compare_results`)."""
+def compare_to_batch(run: StreamRun, data: TpchData) -> str | None:
+    """None when ``run``'s result equals the query's batch reference on all parts
+    (``data.reference_result``), else the first difference in words (:func:`compare_results`)."""
     if run.status != "ok" or run.result is None:
         return f"no streaming result ({run.status}: {run.reason})"
-    if want is None:
-        want = CATALOGUE[run.query].reference(data).toPandas()
-    return compare_results(run.query, run.result, want)
+    return compare_results(run.query, run.result, data.reference_result(run.query))
 
 
 def stream_rows(names: Iterable[str], data: TpchData, triggers: Sequence[str | int | None] = TRIGGERS,
@@ -412,15 +410,10 @@ def stream_rows(names: Iterable[str], data: TpchData, triggers: Sequence[str | i
         from tqdm.auto import tqdm
 
         steps = tqdm(steps, desc="streaming runs", unit="run")
-    references: dict[str, pd.DataFrame] = {}
     rows = []
     for name, trigger in steps:
         run = stream_query(name, data, trigger)
-        difference = None
-        if run.status == "ok":
-            if name not in references:
-                references[name] = CATALOGUE[name].reference(data).toPandas()
-            difference = compare_to_batch(run, data, references[name])
+        difference = compare_to_batch(run, data) if run.status == "ok" else None
         rows.append({"query": run.query, "kind": run.kind, "trigger": run.trigger,
                      "files_per_trigger": run.files_per_trigger, "status": run.status, "reason": run.reason,
                      "cost_seconds": run.cost_seconds, "micro_batches": run.micro_batches,

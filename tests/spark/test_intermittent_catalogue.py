@@ -34,13 +34,8 @@ def data(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> TpchData:
     return TpchData(directory)
 
 
-_references: dict[str, pd.DataFrame] = {}
-
-
 def reference(data: TpchData, name: str) -> pd.DataFrame:
-    if name not in _references:
-        _references[name] = CATALOGUE[name].reference(data).toPandas()
-    return _references[name]
+    return data.reference_result(name)
 
 
 def assert_same(name: str, got: pd.DataFrame, want: pd.DataFrame, what: str) -> None:

@@ -19,7 +19,7 @@ from staleness_lab import tpch
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent import parse_queryset
 from staleness_lab.intermittent.plan import BatchPlan, aggregate, batch
-from staleness_lab.spark.intermittent import CATALOGUE, TpchData, compare_results
+from staleness_lab.spark.intermittent import TpchData, compare_results
 from staleness_lab.spark.intermittent.runner import RUN_COLUMNS, dispatch, execute, parse_scheme
 
 PARTS = 8
@@ -41,14 +41,9 @@ def query_set(*names: str, deadline: float = 40.0, c_max: float = 1.0) -> Any:
     })
 
 
-_references: dict[str, Any] = {}
-
-
 def assert_results_equal_reference(run: Any, data: TpchData) -> None:
     for name, got in run.results.items():
-        if name not in _references:
-            _references[name] = CATALOGUE[name].reference(data).toPandas()
-        difference = compare_results(name, got, _references[name])
+        difference = compare_results(name, got, data.reference_result(name))
         assert difference is None, f"{name}: {difference}"
 
 

@@ -156,6 +156,7 @@ class TpchData:
             self._check_schema(table)
         self._static: dict[str, DataFrame] = {}
         self._static_session: SparkSession | None = None
+        self._references: dict[str, pd.DataFrame] = {}
 
     def __repr__(self) -> str:
         return f"TpchData({str(self.directory)!r}, scale={self.scale:g}, parts={self.n_parts})"
@@ -216,6 +217,13 @@ class TpchData:
         if name not in self._static:
             self._static[name] = spark.read.parquet(str(self.path(name))).cache()
         return self._static[name]
+
+    def reference_result(self, name: str) -> pd.DataFrame:
+        """``CATALOGUE[name].reference(self)`` collected as pandas, computed once per handle (the
+        generation's files do not change): what every executed or streamed result is checked against."""
+        if name not in self._references:
+            self._references[name] = CATALOGUE[name].reference(self).toPandas()
+        return self._references[name]
 
 
 @dataclass(frozen=True)
