@@ -17,7 +17,7 @@ TOP_KEYS = {"tracks", "horizon", "seed", "tables", "variability", "slowdown", "w
 TOP_REQUIRED = {"tracks", "horizon", "tables"}
 TABLE_KEYS = {
     "name", "period", "phase", "arrivals", "nominal_period", "sources",
-    "alpha", "beta", "priority", "initial_freshness", "chop", "min_separation",
+    "alpha", "beta", "priority", "initial_freshness", "chop", "min_separation", "length_range",
 }
 TABLE_REQUIRED = {"name", "alpha", "beta", "priority"}
 SLOWDOWN_KEYS = {"factor", "normal", "slow"}

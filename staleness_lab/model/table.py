@@ -25,6 +25,9 @@ class Table:
     each making data up to its arrival time available), ``arrivals`` (a replayed feed: pairs
     ``(time, data_to)``) or ``sources`` (a derived table over other tables) is given.
     ``nominal_period`` gives a replayed feed the period that period-based policies need.
+    ``length_range`` declares the update lengths ``[Lmin, Lmax]`` of a base table, for Bateni et
+    al.'s grouping of B-quasiperiodic tables (Sec. 2, Fig. 2; digest example E9); see
+    :meth:`declared_lengths` for its default.
     ``chop`` caps one job at ``chop`` periods of data; ``min_separation`` delays a release until
     that long after the previous one (the sporadic rule).
     """
@@ -41,6 +44,7 @@ class Table:
     initial_freshness: float = 0.0
     chop: float | None = None
     min_separation: float = 0.0
+    length_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         name = require_str(self.name, "name")
@@ -73,6 +77,10 @@ class Table:
             if len(set(sources)) != len(sources):
                 raise InputError("sources", "lists a source more than once", table=name)
             self._set("sources", sources)
+        if self.length_range is not None:
+            if self.sources is not None:
+                raise InputError("length_range", "applies only to a base table (a feed's update lengths)", table=name)
+            self._set("length_range", _check_length_range(self.length_range, name))
 
     def _set(self, key: str, value: Any) -> None:
         """Store a normalised value on the frozen instance (validation only)."""
@@ -95,6 +103,32 @@ class Table:
         """Nominal update cost E(n) = alpha + beta*n (Golab et al., Sec. 2.2)."""
         return self.alpha + self.beta * n
 
+    def update_lengths(self) -> tuple[float, ...]:
+        """A replayed feed's update lengths L_j = d_j - d_{j-1} (d_0 = ``initial_freshness``),
+        counting only arrivals that add data (Bateni et al., Sec. 1: an arrival adding no data
+        is no update)."""
+        if self.arrivals is None:
+            raise ValueError(f"table {self.name!r} has no listed arrivals")
+        lengths, edge = [], self.initial_freshness
+        for _, data_to in self.arrivals:
+            if data_to > edge:
+                lengths.append(data_to - edge)
+                edge = data_to
+        return tuple(lengths)
+
+    def declared_lengths(self) -> tuple[float, float] | None:
+        """``(Lmin, Lmax)`` for grouping (Bateni et al., Sec. 2): ``length_range`` when given,
+        else the listed minimum and maximum update length (replayed) or the period (periodic);
+        None for a derived table or a replayed feed adding no data."""
+        if self.length_range is not None:
+            return self.length_range
+        if self.period is not None:
+            return (self.period, self.period)
+        if self.arrivals is not None:
+            lengths = self.update_lengths()
+            return (min(lengths), max(lengths)) if lengths else None
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         """The YAML/JSON form: only keys that differ from their defaults, in schema order."""
         out: dict[str, Any] = {"name": self.name}
@@ -115,22 +149,38 @@ class Table:
             out["chop"] = self.chop
         if self.min_separation:
             out["min_separation"] = self.min_separation
+        if self.length_range is not None:
+            out["length_range"] = list(self.length_range)
         return out
 
 
 def _check_arrivals(arrivals: Any, name: str) -> tuple[tuple[float, float], ...]:
-    """Replayed feed: ``[[time, data_to], ...]``, times >= 0 strictly increasing,
-    ``data_to <= time`` and non-decreasing."""
+    """Replayed feed: entries ``t`` (an update arriving at t with data up to t, Bateni et al.'s
+    form) or pairs ``[time, data_to]``, mixed freely and stored as pairs; times >= 0 strictly
+    increasing, ``data_to <= time`` and non-decreasing."""
     out: list[tuple[float, float]] = []
     for k, pair in enumerate(require_list(arrivals, "arrivals", table=name)):
         field_ = f"arrivals[{k}]"
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise InputError(field_, "must be a pair [time, data_to]", table=name)
-        time = require_number(pair[0], field_ + "[0]", ge=0, table=name)
-        data_to = require_number(pair[1], field_ + "[1]", le=time, table=name)
+        if isinstance(pair, (int, float)) and not isinstance(pair, bool):
+            time = require_number(pair, field_, ge=0, table=name)
+            data_to = time
+        elif not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InputError(field_, "must be a time t or a pair [time, data_to]", table=name)
+        else:
+            time = require_number(pair[0], field_ + "[0]", ge=0, table=name)
+            data_to = require_number(pair[1], field_ + "[1]", le=time, table=name)
         if out and time <= out[-1][0]:
             raise InputError(field_, f"times must increase: {time:g} after {out[-1][0]:g}", table=name)
         if out and data_to < out[-1][1]:
             raise InputError(field_, f"data_to must not decrease: {data_to:g} after {out[-1][1]:g}", table=name)
         out.append((time, data_to))
     return tuple(out)
+
+
+def _check_length_range(value: Any, name: str) -> tuple[float, float]:
+    """``[Lmin, Lmax]`` with 0 < Lmin <= Lmax."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise InputError("length_range", "must be a pair [Lmin, Lmax]", table=name)
+    low = require_number(value[0], "length_range[0]", gt=0, table=name)
+    high = require_number(value[1], "length_range[1]", ge=low, table=name)
+    return (low, high)

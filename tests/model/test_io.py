@@ -349,3 +349,39 @@ def test_load_rejects_undecodable_files(content: bytes, tmp_path: Path) -> None:
         load_workload(path)
     assert "w.yaml" in info.value.field
     assert "\n" not in str(info.value)
+
+
+def _bateni_table(arrivals: list) -> dict:
+    return {"tracks": 1, "horizon": 10, "tables": [{"name": "a", "arrivals": arrivals, "alpha": 0, "beta": 0.5, "priority": 1}]}
+
+
+@pytest.mark.parametrize(
+    "arrivals",
+    [
+        pytest.param([4, 5, 5.5], id="numbers"),
+        pytest.param([[4, 4], [5, 5], [5.5, 5.5]], id="pairs"),
+        pytest.param([4, [5, 5], 5.5], id="mixed"),
+    ],
+)
+def test_arrivals_as_numbers_pairs_or_mixed_load_alike(tmp_path: Path, arrivals: list) -> None:
+    """Bateni et al.'s form ``t`` is the pair ``[t, t]``: stored and written as pairs, so the
+    workload digest does not depend on the spelling."""
+    reference = parse_workload(_bateni_table([[4, 4], [5, 5], [5.5, 5.5]]))
+    w = load_workload(write(tmp_path / "w.yaml", yaml.safe_dump(_bateni_table(arrivals))))
+    assert w == reference
+    assert w.tables[0].arrivals == ((4, 4), (5, 5), (5.5, 5.5))
+    assert w.digest() == reference.digest()
+    assert w.to_dict()["tables"][0]["arrivals"] == [[4, 4], [5, 5], [5.5, 5.5]]
+
+
+def test_length_range_round_trips_and_defaults(tmp_path: Path) -> None:
+    data = _bateni_table([1, 2, 3.5])
+    w = parse_workload(data)
+    assert w.tables[0].declared_lengths() == (1, 1.5)
+    data["tables"][0]["length_range"] = [0.8, 1.6]
+    w = parse_workload(data)
+    assert w.tables[0].declared_lengths() == (0.8, 1.6)
+    path = tmp_path / "w.yaml"
+    dump_workload(w, path)
+    assert load_workload(path) == w
+    assert w.digest() != parse_workload(_bateni_table([1, 2, 3.5])).digest()
