@@ -18,10 +18,11 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 from staleness_lab.errors import InputError
 from staleness_lab.model import Slowdown, Table, Workload, load_workload, parse_workload
-from staleness_lab.api import SimulationResult, simulate
+from staleness_lab.api import CheckReport, SimulationResult, check, simulate
 from staleness_lab.policies import available_policies, get_policy
 
 __all__ = [
+    "CheckReport",
     "InputError",
     "SimulationResult",
     "Slowdown",
@@ -29,6 +30,7 @@ __all__ = [
     "Workload",
     "__version__",
     "available_policies",
+    "check",
     "get_policy",
     "load_workload",
     "parse_workload",

@@ -120,3 +120,91 @@ def simulate(
     if relative:
         ideal = run(w.with_overrides(tracks=max(w.tracks, len(w.tables))), get_policy("fifo"), "ideal")
     return SimulationResult(trace=trace, ideal=ideal)
+
+
+@dataclass(eq=False)
+class CheckReport:
+    """The theorems of every paper checked on one run (``sl.check``; ``staleness-lab check``).
+
+    ``trace`` is the policy's run, drained when the feeds are finite (``drained``; the horizon
+    raised as :mod:`staleness_lab.sim.drain` says); ``records`` the claims of every suite;
+    ``X`` Bateni et al.'s weighted X_w of the run, None with ``X_reason`` unless every table is a
+    replayed base table and every listed update was applied.
+    """
+
+    workload: Workload
+    trace: Trace
+    records: list[Any]
+    drained: bool
+    X: float | None  # noqa: N815 - the paper's name
+    X_reason: str | None  # noqa: N815
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """One row per record: claim, theorem, table, observed, bound, ratio, holds,
+        preconditions_met, unmet (names), diagnostic."""
+        rows = [{
+            "claim": r.claim, "theorem": r.theorem, "table": r.table, "observed": r.observed, "bound": r.bound,
+            "ratio": r.ratio, "holds": r.holds, "preconditions_met": r.preconditions_met,
+            "unmet": ", ".join(p.name for p in r.preconditions if not p.met), "diagnostic": r.diagnostic,
+        } for r in self.records]
+        return pd.DataFrame(rows, columns=["claim", "theorem", "table", "observed", "bound", "ratio", "holds",
+                                           "preconditions_met", "unmet", "diagnostic"])
+
+    def summary(self) -> dict[str, Any]:
+        """Counts of records that hold, fail and are undecided (a precondition unmet); failing
+        diagnostics (proof steps with a known gap) are counted apart."""
+        decided = [r for r in self.records if r.holds is not None]
+        failed = [r for r in decided if not r.holds and not r.diagnostic]
+        return {
+            "records": len(self.records),
+            "held": sum(1 for r in decided if r.holds),
+            "failed": len(failed),
+            "undecided": len(self.records) - len(decided),
+            "diagnostics_failed": sum(1 for r in decided if not r.holds and r.diagnostic),
+            "failed_claims": sorted({r.claim for r in failed}),
+            "drained": self.drained,
+        }
+
+    def to_json(self, policy: str, version: str) -> dict[str, Any]:
+        """The ``check --json`` object."""
+        w = self.workload
+        out: dict[str, Any] = {
+            "status": "ok", "policy": policy, "horizon": self.trace.workload.horizon, "seed": w.seed,
+            "tracks": w.tracks, "workload_sha256": w.digest(), "version": version, "summary": self.summary(),
+            "X": self.X,
+        }
+        if self.X is None:
+            out["X_reason"] = self.X_reason
+        out["checks"] = [r.to_dict() for r in self.records]
+        return out
+
+
+def check(
+    workload: Workload | str | Path | dict[str, Any],
+    policy: str | Policy = "fifo",
+    *,
+    options: dict[str, Any] | None = None,
+    **overrides: Any,
+) -> CheckReport:
+    """Run ``policy`` on ``workload`` (drained where the feeds are finite) and check every
+    paper's claims on the trace (:mod:`staleness_lab.theory.suites`). Raises
+    :class:`~staleness_lab.errors.Infeasible` when the policy cannot run the workload."""
+    from staleness_lab.sim.drain import drained_run
+    from staleness_lab.theory.bateni.metrics import measures
+    from staleness_lab.theory.suites import CheckContext, run_suites
+
+    w = as_workload(workload).with_overrides(**overrides)
+    chosen = get_policy(policy, **(options or {}))
+    name = policy if isinstance(policy, str) else getattr(chosen, "name", type(chosen).__name__)
+    drained = drained_run(w, chosen, name)
+    context = CheckContext(workload=w, trace=drained.trace, policy=name, options=dict(getattr(chosen, "options", {})),
+                           drained=drained.drained, drain_reason=drained.reason)
+    x_value, x_reason = None, drained.reason
+    derived = next((t.name for t in w.tables if not t.is_base), None)
+    if derived is not None:
+        x_reason = f"table {derived!r} is derived: X is defined on replayed base tables"
+    elif drained.drained:
+        x_value = measures(drained.trace).X_w
+    return CheckReport(workload=w, trace=drained.trace, records=run_suites(context), drained=drained.drained,
+                       X=x_value, X_reason=x_reason)

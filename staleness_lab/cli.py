@@ -47,6 +47,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one deterministic JSON object")
     sim.add_argument("--trace-out", type=Path, metavar="DIR", help="write DIR/jobs.parquet and DIR/freshness.parquet")
 
+    chk = sub.add_parser("check", help="run a policy (drained where feeds are finite) and check every paper's "
+                                       "theorems on the trace: bound, preconditions, what the trace shows")
+    chk.add_argument("workload", help="workload file (YAML or JSON)")
+    chk.add_argument("--policy", required=True, help="policy name (see `simulate --list-policies`)")
+    chk.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a policy option (repeatable)")
+    chk.add_argument("--tracks", type=int, help="override the number of tracks")
+    chk.add_argument("--horizon", type=float, help="override the horizon (raised further to drain finite feeds)")
+    chk.add_argument("--seed", type=int, help="override the seed")
+    chk.add_argument("--json", action="store_true", help="print one strict JSON object")
+
     val = sub.add_parser("validate", help="check a workload and print its nominal utilization")
     val.add_argument("workload", help="workload file (YAML or JSON)")
 
@@ -176,6 +186,35 @@ def _simulate(args: argparse.Namespace) -> int:
         print(f"  relative lateness {summary['relative_lateness']:.4f}", end="")
     print()
     print(result.tables.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from staleness_lab.api import check
+
+    workload = load_workload(args.workload)
+    options = parse_options(args.policy, args.option)
+    given = {key: getattr(args, key) for key in ("tracks", "horizon", "seed") if getattr(args, key) is not None}
+    try:
+        report = check(workload, args.policy, options=options, **given)
+    except Infeasible as result:
+        if args.json:
+            print(json.dumps({"status": "infeasible", "reason": result.reason, "policy": args.policy, "version": __version__}))
+        else:
+            print(f"infeasible: {result.reason}")
+        return 0
+    out = report.to_json(args.policy, __version__)
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+        return 0
+    summary = out["summary"]
+    x_text = f"X {out['X']:.6g}" if out["X"] is not None else f"X n/a ({out['X_reason']})"
+    print(f"policy {args.policy}  horizon {out['horizon']:g}{' (drained)' if summary['drained'] else ''}  "
+          f"tracks {out['tracks']}  {x_text}")
+    print(f"{summary['records']} claims: {summary['held']} hold, {summary['failed']} fail, {summary['undecided']} "
+          f"undecided (a precondition unmet), {summary['diagnostics_failed']} diagnostic(s) fail")
+    frame = report.frame[["claim", "table", "holds", "observed", "bound", "ratio", "unmet"]]
+    print(frame.to_string(index=False, na_rep="-", float_format=lambda v: f"{v:.6g}"))
     return 0
 
 
@@ -354,7 +393,7 @@ def _tpch_run(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {
-    "simulate": _simulate, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
+    "simulate": _simulate, "check": _check, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
     "plan": _plan, "tpch": _tpch,
 }
 

@@ -319,7 +319,7 @@ BAD: list[Bad] = [
     Bad("arrivals-negative-time", tab(1, arrivals=[[-1, -2]]), "arrivals", [">= 0"], table="clicks"),
     Bad("arrivals-pair-too-short", tab(1, arrivals=[[5]]), "arrivals", ["pair"], table="clicks"),
     Bad("arrivals-pair-too-long", tab(1, arrivals=[[5, 5, 5]]), "arrivals", ["pair"], table="clicks"),
-    Bad("arrivals-not-pairs", tab(1, arrivals=[5, 6]), "arrivals", ["pair"], table="clicks"),
+    Bad("arrivals-neither-time-nor-pair", tab(1, arrivals=["soon"]), "arrivals", ["pair"], table="clicks"),
     Bad("arrivals-pair-of-strings", tab(1, arrivals=[["a", 1]]), "arrivals", ["number"], table="clicks"),
     Bad("arrivals-not-a-list", tab(1, arrivals="often"), "arrivals", ["list"], table="clicks"),
     Bad("arrivals-empty", tab(1, arrivals=[]), "arrivals", ["empty"], table="clicks"),

@@ -1,0 +1,1 @@
+"""Bateni, Golab, Hajiaghayi and Karloff: staleness and stretch of batched warehouse updates."""
