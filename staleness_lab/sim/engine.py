@@ -18,6 +18,11 @@ Semantics (the foundation's model; Golab et al., Sec. 2):
   releases they cause) in table order, then deferred (``min_separation``) releases, then every
   feed arrival (by table position), and only then consults the policy and dispatches until no free track can take a ready table.
   The policy is consulted at every arrival and completion instant (and at time 0).
+* Timers: a placement may ask to be consulted again at a later instant with
+  :meth:`EngineView.wake_at` (non-eager policies such as Bateni et al.'s periodic polling). A
+  timer is processed with the completions, after them and the deferred releases of its instant
+  and before the feed arrivals; then the policy is consulted as at any other event, even if
+  nothing else happens at that instant. Timers are not counted as events.
 * Horizon rule: events at ``t <= horizon`` are processed; a job still running at the horizon
   is not completed and does not raise ``F``.
 
@@ -67,10 +72,12 @@ def run(workload: Workload, policy: Policy, policy_name: str) -> Trace:
 
 
 class EngineView:
-    """What a placement policy may read of the engine's state at a decision (read-only).
+    """What a placement policy may read of the engine's state at a decision (read-only), and
+    its one request to the engine: :meth:`wake_at`.
 
     Golab et al.'s Max Benefit with Lookahead needs each table's freshness, pending data and
-    next feed arrival; partitioned schedulers need none of it.
+    next feed arrival; partitioned schedulers need none of it; non-eager policies (Bateni et
+    al.'s threshold and polling baselines) need the pending data and timers.
     """
 
     def __init__(self, run: "_Run", freshness: list[float], avail: list[float], running: list[bool]) -> None:
@@ -78,6 +85,18 @@ class EngineView:
         self._freshness = freshness
         self._avail = avail
         self._running = running
+        self._now = 0.0  # the instant of the current decision, set before each placement
+        self._timers: list[float] = []  # wake-ups asked for during the current placement
+
+    def wake_at(self, t: float) -> None:
+        """Consult the policy again at time ``t`` (a timer event; see the module docstring).
+
+        Call it from ``place``. Ignored unless ``now < t < inf``. The policy is consulted once
+        per instant however many timers fall on it, but each request is a heap entry until then,
+        so a policy asking at every decision should remember what it already asked for.
+        """
+        if self._now < t < _INF:
+            self._timers.append(t)
 
     def freshness(self, i: int) -> float:
         """F_i now."""
@@ -224,10 +243,12 @@ class _Run:
         sd_cycle = (slowdown.normal + slowdown.slow) if slowdown else 0.0
 
         view = EngineView(self, F, avail, running) if place is not None else None
+        timers = view._timers if view is not None else []
         ready: list[tuple] = []  # (key, table, version): lazily invalidated by version
         # completions and timers: (time, code); code < n completes table ``code``, n <= code < 2n
         # releases table ``code - n`` (deferred by min_separation), code == 2n only wakes the
-        # policy (time 0, so it is consulted even when nothing happens then)
+        # policy (at time 0, so it is consulted even when nothing happens then, and at the
+        # instants a placement asked for with EngineView.wake_at)
         wake = 2 * n
         events: list[tuple[float, int]] = [(0.0, wake)]
         t_event = 0.0  # the time of events[0], _INF when empty: the loop reads it per instant
@@ -356,7 +377,16 @@ class _Run:
             # 3. dispatch: the policy's order (or placement) fills the free tracks
             if not (free and ready):
                 continue
-            placed = None if place is None else iter(self._placed(place, ready, free, version, t, view))
+            if place is None:
+                placed = None
+            else:
+                placed = iter(self._placed(place, ready, free, version, t, view))
+                if timers:  # wake-ups the placement asked for
+                    for due in timers:
+                        heappush(events, (due, wake))
+                        if due < t_event:
+                            t_event = due
+                    timers.clear()
             while True:
                 if placed is None:
                     if not (free and ready):
@@ -422,6 +452,7 @@ class _Run:
         entries = sorted(e for e in ready if e[2] == version[e[1]])
         order = [e[1] for e in entries]
         tracks = sorted(free)
+        view._now = now
         chosen = place(order, tracks, now, view)
         ready_set, free_set = set(order), set(tracks)
         taken_tables: set[int] = set()

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import staleness_lab as sl
+from staleness_lab.policies import BoundPolicy
 
 EXACT = dict(rel=0, abs=1e-9)
 BASELINES = ["fifo", "random", "edf", "edf-p", "max-benefit"]
@@ -689,3 +690,60 @@ def test_utilization_with_warmup():
     u = sl.simulate(w, "fifo").utilization
     assert u["busy"].tolist() == pytest.approx([6.0, 9.0], abs=1e-12)
     assert u["utilization"].tolist() == pytest.approx([6 / 35, 9 / 35], abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# Timers (EngineView.wake_at)
+# ---------------------------------------------------------------------------------------------
+
+
+class _WakeOnce:
+    """Holds table ``a`` back at its first decision and asks for a timer at ``wake``; otherwise
+    places the ready tables in order. Records (now, order, c's freshness, c running) per call."""
+
+    name = "wake-once"
+
+    def __init__(self, wake: float) -> None:
+        self.wake = wake
+        self.calls: list[tuple[float, list[str], float, bool]] = []
+
+    def bind(self, workload, rng):
+        names = [t.name for t in workload.tables]
+        c = names.index("c")
+        held = [False]
+
+        def place(order, idle, now, view):
+            self.calls.append((now, [names[i] for i in order], view.freshness(c), view.running(c)))
+            if not held[0] and names.index("a") in order:
+                held[0] = True
+                view.wake_at(self.wake)
+                view.wake_at(now)  # not after now: ignored
+                view.wake_at(now - 1)  # ignored
+                order = [i for i in order if names[i] != "a"]
+            return list(zip(order, idle))
+
+        return BoundPolicy(key=lambda i, now, release, n: release, place=place)
+
+
+def test_a_timer_consults_the_policy_after_every_event_of_its_instant():
+    # c runs [0.2, 1.7] on track 0. a arrives at 1 and is held; the policy asks for 1.7. At 1.7
+    # c completes, b arrives, and the timer fires: the policy is consulted once, after c's
+    # completion and b's arrival, and starts a and b.
+    w = {"tracks": 2, "horizon": 5, "tables": [
+        replayed("a", [1.0]), replayed("b", [1.7]), replayed("c", [0.2], alpha=1.5),
+    ]}
+    policy = _WakeOnce(1.7)
+    r = sl.simulate(w, policy)
+    assert policy.calls == [(0.2, ["c"], 0.0, False), (1.0, ["a"], 0.0, True), (1.7, ["a", "b"], 0.2, False)]
+    starts = dict(zip(r.jobs["table"], r.jobs["start"]))
+    assert starts == {"c": 0.2, "a": 1.7, "b": 1.7}
+    assert r.trace.events == 3 + 3  # arrivals and completions; the timer is not an event
+
+
+def test_a_timer_alone_consults_the_policy():
+    # nothing but the timer happens at 2.5
+    w = {"tracks": 1, "horizon": 5, "tables": [replayed("a", [1.0]), replayed("c", [0.2], alpha=0.5)]}
+    policy = _WakeOnce(2.5)
+    r = sl.simulate(w, policy)
+    assert [call[0] for call in policy.calls] == [0.2, 1.0, 2.5]
+    assert r.jobs.loc[r.jobs["table"] == "a", "start"].tolist() == [2.5]
