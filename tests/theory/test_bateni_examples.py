@@ -27,7 +27,7 @@ def records(report: sl.CheckReport) -> dict[str, object]:
 
 
 def test_e1_batching_and_metrics() -> None:
-    run = sl.simulate(load("e1"), "fifo")
+    run = sl.simulate(load("e1"), "myopic")
     assert run.jobs[["start", "finish", "data_from", "data_to"]].values.tolist() == [[4, 6, 0, 4], [6, 6.75, 4, 5.5]]
     m = measures(run.trace)
     assert (m.LOW, m.penalty, m.S_star, m.X) == (17.25, 43.5625, 19.78125, 19)
@@ -40,7 +40,7 @@ def test_e1_batching_and_metrics() -> None:
 
 
 def test_e1_check_reports_x_and_the_sandwich() -> None:
-    report = sl.check(load("e1"), "fifo")
+    report = sl.check(load("e1"), "myopic")
     assert report.X == 19 and report.drained
     sandwich = records(report)["staleness-sandwich"]
     assert sandwich.holds is True and all(sandwich.terms["relations"].values())
@@ -50,7 +50,7 @@ def test_e1_check_reports_x_and_the_sandwich() -> None:
 
 
 def test_e2_eager_schedule_and_ratio() -> None:
-    run = sl.simulate(load("e2"), "fifo")
+    run = sl.simulate(load("e2"), "myopic")
     assert run.jobs[["table", "start", "finish"]].values.tolist() == [["A", 10, 11.5], ["B", 11.5, pytest.approx(11.605)]]
     m = measures(run.trace)
     assert m.X == pytest.approx(131.7275, abs=1e-9)
@@ -59,12 +59,12 @@ def test_e2_eager_schedule_and_ratio() -> None:
 
 
 def test_e3_stretch_is_unbounded() -> None:
-    m = measures(sl.simulate(load("e3"), "fifo").trace)
+    m = measures(sl.simulate(load("e3"), "myopic").trace)
     assert m.max_stretch == pytest.approx(500.5, rel=1e-12)
 
 
 def test_e4_p_below_g_stretch() -> None:
-    run = sl.simulate(load("e4"), "fifo")
+    run = sl.simulate(load("e4"), "myopic")
     jobs = run.jobs
     b = jobs[jobs["table"] == "B"]
     assert b[["start", "finish"]].values.tolist() == [[1000, 1025]]
@@ -74,7 +74,7 @@ def test_e4_p_below_g_stretch() -> None:
 
 
 def test_e5_claim_3_5_fails_on_own_table_wait_while_theorem_3_1_holds() -> None:
-    report = sl.check(load("e5"), "fifo")
+    report = sl.check(load("e5"), "myopic")
     by = records(report)
     claim = by["claim-3.5"]
     assert claim.diagnostic and claim.preconditions_met and claim.holds is False
@@ -92,7 +92,7 @@ def test_e5_lemma_3_4_fails_at_a_hundred_tables() -> None:
     (c + d)^2 = 1 > sum v b^2 = 0.6302 (digest E5)."""
     tables = [{"name": "t0", "arrivals": [10, 10.01], "alpha": 0, "beta": 0.1, "priority": 1}]
     tables += [{"name": f"t{k}", "arrivals": [100 + k], "alpha": 0, "beta": 0.1, "priority": 1} for k in range(1, 100)]
-    report = sl.check({"tracks": 100, "horizon": 300, "tables": tables}, "fifo")
+    report = sl.check({"tracks": 100, "horizon": 300, "tables": tables}, "myopic")
     lemma = records(report)["lemma-3.4"]
     assert lemma.holds is False and lemma.diagnostic
     assert lemma.observed == pytest.approx(1, rel=1e-9)

@@ -122,3 +122,13 @@ def lemma_3_4(batches: Batches, alpha: float, tables: int, tracks: int, x: float
             worst = Diagnostic(lhs=lhs, rhs=float(reach[k]), batch=int(k), table=int(batches.table[k]),
                                start=float(batches.start[k]), own_table_wait=own, tardy_batches=int(tardy.sum()))
     return worst
+
+
+def blocking_dag(batches: Batches, beta_tardy: float = BETA_TARDY) -> list[tuple[int, int, float]]:
+    """The blocking DAG's arcs ``(tardy batch, blocker, weight)``, batches by position in start
+    order (punctual batches are sinks)."""
+    arcs = []
+    for k in np.flatnonzero(batches.tardy(beta_tardy)):
+        kids, weight = batches.blockers(k)
+        arcs.extend((int(k), int(c), float(wt)) for c, wt in zip(kids, weight))
+    return arcs
