@@ -236,12 +236,15 @@ def nnls(a: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
 
 def r_squared(y: Sequence[float], sse: float) -> tuple[float | None, str | None]:
     """``1 - SSE/SST`` and None, or None and why it is undefined (every ``y`` equal). Below 0 only
-    when a constraint (a coefficient held at 0) makes the fit worse than the mean."""
+    when a constraint (a coefficient held at 0) makes the fit worse than the mean. A fit that
+    *is* the mean (its slope held at 0) has SSE = SST up to rounding: a value within 1e-12 below
+    0 is that rounding and reported as 0."""
     values = np.asarray(y, dtype=float)
     sst = float(np.sum((values - values.mean()) ** 2))
     if sst == 0:
         return None, f"undefined: all {len(values)} measured times are equal"
-    return 1 - sse / sst, None
+    r2 = 1 - sse / sst
+    return (0.0 if -1e-12 < r2 < 0 else r2), None
 
 
 @dataclass(frozen=True)
