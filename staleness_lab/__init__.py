@@ -33,6 +33,17 @@ __all__ = [
     "check",
     "get_policy",
     "load_workload",
+    "optimum",
     "parse_workload",
     "simulate",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``optimum`` (:func:`staleness_lab.optimize.staleness_optimum.optimum`) is imported on first
+    use, so importing the package does not load OR-Tools."""
+    if name == "optimum":
+        from staleness_lab.optimize.staleness_optimum import optimum
+
+        return optimum
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

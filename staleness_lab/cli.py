@@ -57,6 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--seed", type=int, help="override the seed")
     chk.add_argument("--json", action="store_true", help="print one strict JSON object")
 
+    opt = sub.add_parser("optimum", help="the exact minimum of Bateni et al.'s X_w over all schedules (CP-SAT, "
+                                         "forced batching), with its schedule")
+    opt.add_argument("workload", help="workload file (YAML or JSON): replayed base tables, at most 200 updates")
+    opt.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="CP-SAT wall-clock seconds (default: 10)")
+    opt.add_argument("--workers", type=int, default=1, metavar="N", help="CP-SAT workers (default: 1)")
+    opt.add_argument("--relaxed", action="store_true", help="drop forced batching: a lower bound (Bateni digest A9)")
+    opt.add_argument("--json", action="store_true", help="print one strict JSON object")
+
     val = sub.add_parser("validate", help="check a workload and print its nominal utilization")
     val.add_argument("workload", help="workload file (YAML or JSON)")
 
@@ -215,6 +223,33 @@ def _check(args: argparse.Namespace) -> int:
           f"undecided (a precondition unmet), {summary['diagnostics_failed']} diagnostic(s) fail")
     frame = report.frame[["claim", "table", "holds", "observed", "bound", "ratio", "unmet"]]
     print(frame.to_string(index=False, na_rep="-", float_format=lambda v: f"{v:.6g}"))
+    return 0
+
+
+def _optimum(args: argparse.Namespace) -> int:
+    from staleness_lab.optimize.staleness_optimum import optimum
+
+    workload = load_workload(args.workload)
+    try:
+        result = optimum(workload, time_limit=args.time_limit, workers=args.workers, relaxed=args.relaxed)
+    except InputError as err:
+        if err.field in ("time_limit", "workers"):
+            raise InputError("--" + err.field.replace("_", "-"), err.rule) from None
+        raise
+    out = result.to_json(__version__)
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+        return 0
+    model = "relaxed (no forced batching)" if args.relaxed else "forced batching"
+    if out["objective_X"] is None:
+        print(f"status {out['status']}: no schedule within {args.time_limit:g} s  ({model}, {out['wall_s']:.2f} s)")
+        return 0
+    print(f"status {out['status']}  X_w {out['objective_X']:.10g}  bound {out['bound']:.10g}  gap {out['gap']:.3g}  "
+          f"({model}, {out['wall_s']:.2f} s)")
+    print(f"weighted staleness over [0, {workload.horizon:g}] {out['staleness']:.10g}  exact {'yes' if out['exact'] else 'no'}")
+    if result.note:
+        print(f"note: {result.note}")
+    print(result.batches.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     return 0
 
 
@@ -394,7 +429,7 @@ def _tpch_run(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "simulate": _simulate, "check": _check, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
-    "plan": _plan, "tpch": _tpch,
+    "plan": _plan, "tpch": _tpch, "optimum": _optimum,
 }
 
 

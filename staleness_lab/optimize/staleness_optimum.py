@@ -1,0 +1,561 @@
+"""The exact minimum of Bateni et al.'s X_w over all schedules, by CP-SAT (digest §5 "Exact OPT
+(OR-Tools CP-SAT, faithful)" with corrections 7, 8 and 9; the digest is
+``shared/specs/bateni-staleness-stretch.md``).
+
+**Scope (digest §1, correction 8).** Every non-preemptive schedule of the workload's updates on
+``p = tracks`` identical tracks in which each batch takes *all* pending updates of its table at
+its start (forced batching), one batch per table at a time, a batch of updates a..b lasting
+exactly ``alpha_i + beta_i·(d_ib − d_i,a−1)`` (schema alpha, beta: a Bateni table is ``alpha: 0,
+beta: α_i``, correction 1), idling allowed (E2). Every engine trace is one such schedule, so no
+policy beats the optimum. ``relaxed=True`` drops forced batching (a batch may leave later
+updates for the next one): a lower bound, digest A9 (E1: relaxed 18.75, forced 19).
+
+**Objective (digest §1, canonical X).** Update j of table i arrives at r_ij with data up to d_ij
+(the workload's ``arrivals`` pairs ``[time, data_to]``; d_ij = r_ij in the paper), has length
+L_ij = d_ij − d_i,j−1 (d_i0 = ``initial_freshness``) and completes at C_ij, the finish of its
+batch: ``X_w = Σ_i w_i Σ_j [L_ij²/2 + L_ij (C_ij − d_ij)]`` with w = priority. Only arrivals that
+add data are updates (:meth:`~staleness_lab.model.Table.update_lengths`). Every listed update
+counts, whatever the workload's horizon (X is horizon-free).
+
+**Integers (correction 7).** Numbers are read as written (``Fraction(repr(x))``). Times (arrivals,
+data ends) and every candidate duration are scaled to integers by S, the lcm of their
+denominators, and the weights by W, the lcm of theirs; the objective is divided back by W·S².
+When the objective could pass 2^62 (continuous random times make S huge), the times are rounded
+to the finest decimal grid that fits (durations to the nearest grid step, at least one) and the
+weights to multiples of 10^-6 when W > 10^6: the result then says ``exact = False`` and its
+``note`` the grid; its X is the exact X_w of the returned schedule, whose batches and starts are
+optimal on the rounded instance.
+
+**Model (§5).** Per table i and updates a ≤ b (0-based), an optional fixed-size interval
+(literal x_iab, duration D_iab) whose start lies in ``[r_ib, r_i,b+1 − 1]`` (the batch has all of
+a..b and none of b+1; the last update's batches up to H), where H = last arrival +
+Σ_i (n_i·alpha_i + beta_i·(d_i,last − d_i0)) bounds every left-shifted schedule's starts (after
+the last arrival some batch always runs until the last finish). Left-shifted schedules start at
+arrivals or finishes, integers on the grid, so integer starts lose nothing; starts are never
+restricted to arrival instants (correction 7: E2's optimum starts A at a finish, 10.605).
+Windows are pruned by the earliest end of any batch ending at a−1 (forward) and the latest start
+of any batch from b+1 (backward), to a fixed point; a candidate with an empty window is dropped.
+Completion variables C_ij ≥ r_ij are nondecreasing in j; ``x_iab ⇒ C_ib = end`` and
+``C_i,a−1 ≤ start``; a table's batch boundary literal ``e_ij = Σ_a x_iaj`` gives
+``¬e_ij ⇒ C_ij = C_i,j+1`` and ``e_ij ⇒ C_ij < C_i,j+1`` (durations are positive); exactly one
+candidate covers each update; NoOverlap per table; Cumulative with unit demands and capacity p
+over all batches (NoOverlap when p = 1; left out when p ≥ the number of tables, where the
+table NoOverlaps imply it). Objective: minimise ``Σ W w_i · S L_ij · S C_ij``; then
+``X_w = Σ_i w_i (½ Σ L² − Σ L·d) + objective / (W S²)``. Relaxed: the window tops become H (the
+C chain orders a table's batches, the §5 ``x ∧ x' ⇒ end ≤ start``).
+
+**Hint.** The schedule of ``myopic`` (``fifo`` if myopic is not registered; they give the same
+trace), simulated to a drained horizon, is replayed exactly on the grid (per track, in the
+engine's order, each job starting when its track, its table and its first pending update allow
+and taking every update arrived by then) and hinted in full (every literal, start and C).
+
+**Result.** Tracks are assigned greedily by start (lowest free track). ``status`` is
+``"optimal"`` (proven), ``"feasible"`` (a schedule, not proven) or ``"timeout"`` (none within the
+limit: ``objective_X`` None). ``bound`` is the solver's lower bound on X_w (the objective when
+optimal), ``gap = (objective − bound) / max(1, |objective|)``. Solver: ``num_workers = workers``,
+``random_seed = 1``, ``max_time_in_seconds = time_limit`` (as
+:mod:`staleness_lab.optimize.batch_plan`).
+
+**Refused** (:class:`~staleness_lab.errors.InputError`): periodic or derived tables, per-table
+``chop`` or ``min_separation``, and the workload's ``variability``, ``slowdown``, ``chop`` or
+``warmup`` (the model has deterministic durations, correction 6, and plain releases), and more
+than :data:`MAX_UPDATES` updates in total.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import pandas as pd
+from ortools.sat.python import cp_model
+
+from staleness_lab.errors import InputError
+from staleness_lab.model import Workload
+from staleness_lab.sim.metrics import total_weighted_staleness
+from staleness_lab.sim.schedule_trace import trace_from_schedule
+from staleness_lab.sim.trace import Trace
+
+#: CP-SAT's random seed (as batch_plan).
+SEED = 1
+#: The most updates (all tables together) the model takes.
+MAX_UPDATES = 200
+#: The objective (and every variable) must stay below this.
+OBJECTIVE_LIMIT = 2**62
+#: Weights are rounded to multiples of 1/this when their common denominator is larger.
+WEIGHT_GRID = 10**6
+#: Decimal grids tried, finest first, when the exact scale overflows: 10^-k for k from 12 to -6.
+GRID_EXPONENTS = range(12, -7, -1)
+#: The policy name recorded in the trace.
+POLICY = "optimum"
+
+_STATUS = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible", cp_model.UNKNOWN: "timeout"}
+
+
+def exact_number(value: float | int) -> Fraction:
+    """A number as written (correction 7): ``Fraction(repr(x))``, so 0.1 is 1/10."""
+    return Fraction(repr(float(value))) if not isinstance(value, int) else Fraction(value)
+
+
+@dataclass(frozen=True)
+class ExactTable:
+    """One replayed base table's updates in exact numbers (digest §1): ``arrival`` r_ij and
+    ``data_to`` d_ij of every arrival that adds data, j = 0, 1, ... (0-based), and ``initial``
+    d_i0; ``weight`` is the priority, ``alpha``/``beta`` the schema's cost (correction 1)."""
+
+    name: str
+    weight: Fraction
+    alpha: Fraction
+    beta: Fraction
+    initial: Fraction
+    arrival: tuple[Fraction, ...]
+    data_to: tuple[Fraction, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.arrival)
+
+    def data_from(self, j: int) -> Fraction:
+        """d_i,j−1: where update j's data starts."""
+        return self.data_to[j - 1] if j > 0 else self.initial
+
+    def length(self, j: int) -> Fraction:
+        """L_ij = d_ij − d_i,j−1."""
+        return self.data_to[j] - self.data_from(j)
+
+    def duration(self, first: int, last: int) -> Fraction:
+        """The batch of updates first..last: alpha + beta · (its data span)."""
+        return self.alpha + self.beta * (self.data_to[last] - self.data_from(first))
+
+    def x_part(self, completion: list[Fraction]) -> Fraction:
+        """Σ_j [L²/2 + L (C_j − d_j)] for completion times C_j (unweighted X_i)."""
+        return sum((self.length(j) ** 2 / 2 + self.length(j) * (completion[j] - self.data_to[j]) for j in range(self.n)),
+                   Fraction(0))
+
+
+def exact_tables(workload: Workload, limit: int = MAX_UPDATES) -> list[ExactTable]:
+    """Every table of ``workload`` as an :class:`ExactTable`, or :class:`InputError` naming the
+    first key outside the model (module docstring, "Refused"), or more than ``limit`` updates."""
+    for key in ("variability", "slowdown", "chop"):
+        if getattr(workload, key) is not None:
+            raise InputError(key, "the exact optimum takes deterministic durations alpha + beta·span (digest §1, "
+                                  "correction 6): remove this key")
+    if workload.warmup:
+        raise InputError("warmup", "X is measured from time 0 (digest §1): remove the warmup")
+    out = []
+    for k, table in enumerate(workload.tables):
+        if table.period is not None:
+            raise InputError(f"tables[{k}].period", "a periodic feed never stops: the exact optimum needs the updates "
+                                                    "listed as arrivals", table=table.name)
+        if table.sources is not None:
+            raise InputError(f"tables[{k}].sources", "a derived table has no updates of its own: the exact optimum "
+                                                     "takes replayed base tables only", table=table.name)
+        if table.chop is not None:
+            raise InputError(f"tables[{k}].chop", "a batch takes every pending update (digest correction 8): "
+                                                  "remove chop", table=table.name)
+        if table.min_separation:
+            raise InputError(f"tables[{k}].min_separation", "the exact optimum has no release delays: remove "
+                                                            "min_separation", table=table.name)
+        arrival, data_to = [], []
+        edge = exact_number(table.initial_freshness)
+        for time_, end in table.arrivals:  # type: ignore[union-attr]
+            d = exact_number(end)
+            if d > edge:
+                arrival.append(exact_number(time_))
+                data_to.append(d)
+                edge = d
+        out.append(ExactTable(name=table.name, weight=exact_number(table.priority), alpha=exact_number(table.alpha),
+                              beta=exact_number(table.beta), initial=exact_number(table.initial_freshness),
+                              arrival=tuple(arrival), data_to=tuple(data_to)))
+    total = sum(t.n for t in out)
+    if total > limit:
+        raise InputError("tables", f"{total} updates in total (arrivals adding data); this exact solver takes at most {limit}")
+    return out
+
+
+# -- the integer instance ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The instance in integers: times × ``scale`` (S), weights × ``wscale`` (W)."""
+
+    tables: list[ExactTable]
+    scale: Fraction
+    wscale: int
+    exact: bool  # times, data ends and durations exact (else rounded to the grid 1/scale)
+    weights_exact: bool
+    r: list[list[int]]
+    d: list[list[int]]
+    d0: list[int]
+    w: list[int]
+    horizon: int  # H: every left-shifted start is at or before it
+
+    def dur(self, i: int, first: int, last: int) -> int:
+        value = self.tables[i].duration(first, last) * self.scale
+        return int(value) if self.exact else max(1, round(value))
+
+    def length(self, i: int, j: int) -> int:
+        return self.d[i][j] - (self.d[i][j - 1] if j > 0 else self.d0[i])
+
+    def objective_bound(self) -> int:
+        """The largest value the objective Σ W w · S L · S C could take."""
+        longest = max((self.dur(i, 0, t.n - 1) for i, t in enumerate(self.tables) if t.n), default=0)
+        top = self.horizon + longest
+        return sum(self.w[i] * self.length(i, j) * top for i, t in enumerate(self.tables) for j in range(t.n))
+
+
+def _lcm_den(values: list[Fraction]) -> int:
+    return math.lcm(1, *(v.denominator for v in values))
+
+
+def _grid(tables: list[ExactTable]) -> _Grid:
+    """The integer instance: exact when the objective fits (module docstring, "Integers")."""
+    wscale = _lcm_den([t.weight for t in tables])
+    weights_exact = wscale <= WEIGHT_GRID
+    if not weights_exact:
+        wscale = WEIGHT_GRID
+    w = [int(t.weight * wscale) if weights_exact else max(1, round(t.weight * wscale)) for t in tables]
+    times = [v for t in tables for v in (t.initial, *t.arrival, *t.data_to)]
+    spans = [t.alpha for t in tables] + [t.beta * (d - t.initial) for t in tables for d in t.data_to]
+    exact_scale = Fraction(_lcm_den(times + spans))
+    grid = _scaled(tables, exact_scale, wscale, w, True, weights_exact)
+    if grid.objective_bound() < OBJECTIVE_LIMIT:
+        return grid
+    for k in GRID_EXPONENTS:
+        grid = _scaled(tables, Fraction(10) ** k, wscale, w, False, weights_exact)
+        if grid.objective_bound() < OBJECTIVE_LIMIT:
+            return grid
+    raise InputError("tables", "the instance is too large for 64-bit integers even on a grid of 10^6 time units")
+
+
+def _scaled(tables: list[ExactTable], scale: Fraction, wscale: int, w: list[int], exact: bool,
+            weights_exact: bool) -> _Grid:
+    def to_int(v: Fraction) -> int:
+        value = v * scale
+        return int(value) if exact else round(value)
+
+    r = [[to_int(v) for v in t.arrival] for t in tables]
+    d = [[to_int(v) for v in t.data_to] for t in tables]
+    d0 = [to_int(t.initial) for t in tables]
+    work = sum(((t.alpha * t.n + t.beta * (t.data_to[-1] - t.initial)) * scale for t in tables if t.n), Fraction(0))
+    slack = 0 if exact else sum(t.n for t in tables)  # each rounded duration may add one step
+    last = max((row[-1] for row in r if row), default=0)
+    return _Grid(tables=tables, scale=scale, wscale=wscale, exact=exact, weights_exact=weights_exact, r=r, d=d, d0=d0,
+                 w=w, horizon=last + math.ceil(work) + slack)
+
+
+# -- candidate batches -------------------------------------------------------------------------
+
+
+def _windows(grid: _Grid, i: int, relaxed: bool) -> dict[tuple[int, int], tuple[int, int]]:
+    """Start windows ``(first, last) -> (lo, hi)`` of table i's candidate batches, pruned to a
+    fixed point by earliest ends (forward) and latest starts (backward); empty ones dropped."""
+    r, n, H = grid.r[i], grid.tables[i].n, grid.horizon
+    dur = {(a, b): grid.dur(i, a, b) for b in range(n) for a in range(b + 1)}
+    win = {(a, b): (r[b], H if relaxed or b == n - 1 else r[b + 1] - 1) for (a, b) in dur}
+    win = {key: lh for key, lh in win.items() if lh[0] <= lh[1]}
+    while True:
+        before = dict(win)
+        earliest_end: list[int | None] = [None] * n
+        for b in range(n):
+            for a in range(b + 1):
+                if (a, b) not in win:
+                    continue
+                prev = earliest_end[a - 1] if a > 0 else 0
+                if prev is None:
+                    del win[(a, b)]
+                    continue
+                lo, hi = max(win[(a, b)][0], prev), win[(a, b)][1]
+                if lo > hi:
+                    del win[(a, b)]
+                    continue
+                win[(a, b)] = (lo, hi)
+                end = lo + dur[(a, b)]
+                earliest_end[b] = end if earliest_end[b] is None else min(earliest_end[b], end)
+        latest_start: list[int | None] = [None] * (n + 1)  # latest start of a batch from update k
+        for a in range(n - 1, -1, -1):
+            for b in range(n - 1, a - 1, -1):
+                if (a, b) not in win:
+                    continue
+                nxt = latest_start[b + 1] if b < n - 1 else H + dur[(a, b)]
+                if nxt is None:
+                    del win[(a, b)]
+                    continue
+                lo, hi = win[(a, b)][0], min(win[(a, b)][1], nxt - dur[(a, b)])
+                if lo > hi:
+                    del win[(a, b)]
+                    continue
+                win[(a, b)] = (lo, hi)
+                latest_start[a] = hi if latest_start[a] is None else max(latest_start[a], hi)
+        if win == before:
+            return win
+
+
+# -- the hint: a policy's schedule, replayed exactly on the grid --------------------------------
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """A batch on the grid: table position, updates first..last (0-based), start and end."""
+
+    table: int
+    first: int
+    last: int
+    start: int
+    end: int
+
+
+def _hint_schedule(workload: Workload, grid: _Grid) -> list[_Batch]:
+    """``myopic``'s (else ``fifo``'s) drained schedule, replayed on the grid (module docstring)."""
+    from staleness_lab.api import simulate
+    from staleness_lab.policies import available_policies
+
+    policy = "myopic" if "myopic" in available_policies() else "fifo"
+    drain = float(2 * grid.horizon / grid.scale) + 1.0
+    trace = simulate(workload, policy, horizon=max(drain, workload.horizon)).trace
+    order = sorted(trace.jobs_done + trace.in_flight, key=lambda rec: (rec[3], rec[1]))
+    n_tables = len(grid.tables)
+    pending = [0] * n_tables
+    table_free = [0] * n_tables
+    track_free = [0] * workload.tracks
+    out: list[_Batch] = []
+
+    def place(i: int, track: int) -> None:
+        a = pending[i]
+        start = max(track_free[track], table_free[i], grid.r[i][a])
+        b = a
+        while b + 1 < grid.tables[i].n and grid.r[i][b + 1] <= start:
+            b += 1
+        end = start + grid.dur(i, a, b)
+        out.append(_Batch(i, a, b, start, end))
+        pending[i], table_free[i], track_free[track] = b + 1, end, end
+
+    for rec in order:
+        if pending[rec[0]] < grid.tables[rec[0]].n:
+            place(rec[0], rec[1])
+    while True:  # updates the replay left over (float ties the grid broke differently)
+        left = [i for i in range(n_tables) if pending[i] < grid.tables[i].n]
+        if not left:
+            return out
+        i = min(left, key=lambda k: (grid.r[k][pending[k]], k))
+        place(i, min(range(workload.tracks), key=lambda k: (track_free[k], k)))
+
+
+# -- the model ---------------------------------------------------------------------------------
+
+
+class _Model:
+    """The §5 model of one grid (module docstring, "Model")."""
+
+    def __init__(self, grid: _Grid, tracks: int, relaxed: bool) -> None:
+        self.grid = grid
+        m = self.model = cp_model.CpModel()
+        self.x: list[dict[tuple[int, int], Any]] = []
+        self.s: list[dict[tuple[int, int], Any]] = []
+        self.win: list[dict[tuple[int, int], tuple[int, int]]] = []
+        self.c: list[list[Any]] = []
+        self.e: list[list[Any]] = []
+        intervals: list[Any] = []
+        objective = []
+        for i, table in enumerate(grid.tables):
+            win = _windows(grid, i, relaxed)
+            n = table.n
+            x, s, mine = {}, {}, []
+            for (a, b), (lo, hi) in win.items():
+                x[(a, b)] = m.new_bool_var(f"x{i}_{a}_{b}")
+                s[(a, b)] = m.new_int_var(lo, hi, f"s{i}_{a}_{b}")
+                mine.append(m.new_optional_fixed_size_interval_var(s[(a, b)], grid.dur(i, a, b), x[(a, b)],
+                                                                   f"batch{i}_{a}_{b}"))
+            ends = [[(a, b) for (a, b) in win if b == j] for j in range(n)]
+            covers = [[(a, b) for (a, b) in win if a <= j <= b] for j in range(n)]
+            c = []
+            for j in range(n):
+                lo = min(win[k][0] + grid.dur(i, *k) for k in covers[j])
+                hi = max(win[k][1] + grid.dur(i, *k) for k in covers[j])
+                c.append(m.new_int_var(lo, hi, f"C{i}_{j}"))
+                m.add_exactly_one(x[k] for k in covers[j])
+            e = []
+            for j in range(n):
+                e.append(m.new_bool_var(f"e{i}_{j}"))
+                m.add(e[j] == sum(x[k] for k in ends[j]))
+                if j + 1 < n:
+                    m.add(c[j] == c[j + 1]).only_enforce_if(~e[j])
+                    m.add(c[j] < c[j + 1]).only_enforce_if(e[j])
+            for (a, b), lit in x.items():
+                m.add(c[b] == s[(a, b)] + grid.dur(i, a, b)).only_enforce_if(lit)
+                if a > 0:
+                    m.add(c[a - 1] <= s[(a, b)]).only_enforce_if(lit)
+            if len(mine) > 1:
+                m.add_no_overlap(mine)
+            intervals += mine
+            objective += [grid.w[i] * grid.length(i, j) * c[j] for j in range(n)]
+            self.x.append(x)
+            self.s.append(s)
+            self.win.append(win)
+            self.c.append(c)
+            self.e.append(e)
+        busy_tables = sum(1 for t in grid.tables if t.n)
+        if tracks == 1 and busy_tables > 1:
+            m.add_no_overlap(intervals)
+        elif tracks < busy_tables:
+            m.add_cumulative(intervals, [1] * len(intervals), tracks)
+        m.minimize(sum(objective))
+
+    def hint(self, batches: list[_Batch]) -> None:
+        """Hint a complete schedule: every literal, start, boundary and completion."""
+        chosen = {(b.table, b.first, b.last): b for b in batches}
+        for i, x in enumerate(self.x):
+            for (a, b), lit in x.items():
+                batch = chosen.get((i, a, b))
+                self.model.add_hint(lit, batch is not None)
+                self.model.add_hint(self.s[i][(a, b)], batch.start if batch is not None else self.win[i][(a, b)][0])
+        for batch in batches:
+            for j in range(batch.first, batch.last + 1):
+                self.model.add_hint(self.c[batch.table][j], batch.end)
+                self.model.add_hint(self.e[batch.table][j], j == batch.last)
+
+    def read(self, solver: cp_model.CpSolver) -> list[_Batch]:
+        return [_Batch(i, a, b, solver.value(self.s[i][(a, b)]), solver.value(self.s[i][(a, b)]) + self.grid.dur(i, a, b))
+                for i, x in enumerate(self.x) for (a, b), lit in x.items() if solver.boolean_value(lit)]
+
+
+# -- the result --------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class StalenessOptimum:
+    """The exact optimum of X_w (module docstring, "Result").
+
+    ``batches``: one row per batch (table name, first and last 0-based update positions, start,
+    end, track), by start; ``trace``: that schedule as a :class:`Trace` over the workload's
+    horizon (:func:`~staleness_lab.sim.schedule_trace.trace_from_schedule`); ``objective`` the
+    exact X_w of the schedule as a Fraction; ``time_unit`` the grid step 1/S; ``note`` why the
+    result is not exact, if it is not.
+    """
+
+    workload: Workload
+    status: str
+    objective_X: float | None  # noqa: N815 - the paper's name
+    bound: float | None
+    gap: float | None
+    batches: pd.DataFrame
+    trace: Trace | None
+    exact: bool
+    wall_s: float
+    relaxed: bool
+    objective: Fraction | None
+    time_unit: Fraction
+    note: str
+
+    @property
+    def staleness(self) -> float | None:
+        """Σ_i w_i ∫_0^horizon S_i of the schedule, as ``simulate`` counts it."""
+        if self.trace is None:
+            return None
+        return total_weighted_staleness(self.trace)
+
+    def to_json(self, version: str) -> dict[str, Any]:
+        """The ``staleness-lab optimum --json`` object."""
+        return {
+            "status": self.status, "objective_X": self.objective_X, "bound": self.bound, "gap": self.gap,
+            "staleness": self.staleness,
+            "batches": [{"table": row.table, "first": int(row.first), "last": int(row.last), "start": float(row.start),
+                         "end": float(row.end), "track": int(row.track)} for row in self.batches.itertuples(index=False)],
+            "exact": self.exact, "wall_s": self.wall_s,
+            "workload_sha256": self.workload.digest(), "version": version,
+        }
+
+
+def assign_tracks(intervals: list[tuple[Fraction, Fraction]], tracks: int) -> list[int]:
+    """Tracks for intervals ``(start, end)`` overlapping at most ``tracks`` at a time: by start,
+    the lowest track free at the start."""
+    free: list[Fraction | None] = [None] * tracks
+    out = [0] * len(intervals)
+    for k in sorted(range(len(intervals)), key=lambda k: intervals[k]):
+        start, end = intervals[k]
+        track = next(j for j in range(tracks) if free[j] is None or free[j] <= start)
+        out[k] = track
+        free[track] = end
+    return out
+
+
+def _schedule(workload: Workload, grid: _Grid, batches: list[_Batch]) -> tuple[pd.DataFrame, Trace, Fraction]:
+    """The batch table, the trace and the exact X_w of a grid schedule."""
+    batches = sorted(batches, key=lambda b: (b.start, b.table))
+    times = [(Fraction(b.start) / grid.scale, Fraction(b.end) / grid.scale) for b in batches]
+    tracks = assign_tracks(times, workload.tracks)
+    completion = [[Fraction(0)] * t.n for t in grid.tables]
+    jobs = []
+    for batch, (start, end), track in zip(batches, times, tracks):
+        table = grid.tables[batch.table]
+        for j in range(batch.first, batch.last + 1):
+            completion[batch.table][j] = end
+        jobs.append((batch.table, track, table.arrival[batch.first], start, table.data_from(batch.first),
+                     table.data_to[batch.last], end - start))
+    frame = pd.DataFrame({
+        "table": pd.Series([grid.tables[b.table].name for b in batches], dtype="string"),
+        "first": [b.first for b in batches], "last": [b.last for b in batches],
+        "start": [float(s) for s, _ in times], "end": [float(e) for _, e in times], "track": tracks,
+    })
+    x_w = sum((t.weight * t.x_part(completion[i]) for i, t in enumerate(grid.tables)), Fraction(0))
+    return frame, trace_from_schedule(workload, jobs, POLICY), x_w
+
+
+def _constant(grid: _Grid) -> Fraction:
+    """Σ_i w_i (½ Σ L² − Σ L·d) on the grid, in original units (w as in the model)."""
+    total = Fraction(0)
+    for i, t in enumerate(grid.tables):
+        part = sum((Fraction(grid.length(i, j) ** 2, 2) - grid.length(i, j) * grid.d[i][j] for j in range(t.n)), Fraction(0))
+        total += grid.w[i] * part
+    return total / (grid.wscale * grid.scale**2)
+
+
+def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1, relaxed: bool = False) -> StalenessOptimum:
+    """The schedule minimising X_w (forced batching; ``relaxed=True``: the A9 lower bound), by
+    CP-SAT within ``time_limit`` wall-clock seconds on ``workers`` workers (module docstring).
+    ``workload`` is anything :func:`staleness_lab.api.as_workload` takes."""
+    from staleness_lab.api import as_workload
+
+    began = time.perf_counter()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError("workers", f"must be an integer >= 1, got {workers!r}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
+        raise InputError("time_limit", f"must be a number > 0, got {time_limit!r}")
+    w = as_workload(workload)
+    grid = _grid(exact_tables(w))
+    built = _Model(grid, w.tracks, relaxed)
+    built.hint(_hint_schedule(w, grid))
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = workers
+    params.random_seed = SEED
+    params.max_time_in_seconds = float(time_limit)
+    status = solver.solve(built.model)
+    if status not in _STATUS:
+        raise RuntimeError(f"CP-SAT returned {solver.status_name(status)} on a model with a feasible hint: "
+                           f"{built.model.validate()}")
+    note = "" if grid.exact else (f"times rounded to a grid of {grid.scale ** -1} (durations to the nearest step, at "
+                                  f"least one) and weights to multiples of 1/{grid.wscale} where needed: "
+                                  "the schedule is optimal on that grid")
+    empty = pd.DataFrame({"table": pd.Series([], dtype="string"), "first": [], "last": [], "start": [], "end": [],
+                          "track": []})
+    if status == cp_model.UNKNOWN:
+        return StalenessOptimum(workload=w, status="timeout", objective_X=None, bound=None, gap=None, batches=empty, trace=None,
+                                exact=grid.exact, wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed,
+                                objective=None, time_unit=grid.scale**-1, note=note)
+    frame, trace, x_w = _schedule(w, grid, built.read(solver))
+    scale = grid.wscale * grid.scale**2
+    if status == cp_model.OPTIMAL and grid.exact:
+        bound = x_w
+    else:
+        raw = solver.best_objective_bound
+        bound = _constant(grid) + Fraction(math.ceil(raw - 1e-6)) / scale
+    objective, lower = float(x_w), float(bound)
+    return StalenessOptimum(workload=w, status=_STATUS[status], objective_X=objective, bound=lower,
+                            gap=(objective - lower) / max(1.0, abs(objective)), batches=frame, trace=trace,
+                            exact=grid.exact, wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed,
+                            objective=x_w, time_unit=grid.scale**-1, note=note)
