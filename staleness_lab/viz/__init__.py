@@ -3,7 +3,9 @@
 ``gantt(trace)`` and ``staleness_curves(trace)`` show one run; ``metric_vs_utilization(frame)``
 compares policies over a sweep; ``bound_vs_observed(frame, ...)`` sets a theorem's bound beside
 what was observed; ``batch_gantt(plan)`` draws an intermittent-query plan with its deadlines.
-``use_offline_renderer()`` makes figures display without network access, in
+``schedules_gantt(...)`` stacks schedules of one workload (an engine run beside the exact
+optimum) and ``ratio_vs_bound(frame, ...)`` sets a sweep's observed ratios against a bound
+(Bateni et al.). ``use_offline_renderer()`` makes figures display without network access, in
 JupyterLab and in the HTML reports.
 """
 
@@ -14,6 +16,7 @@ from staleness_lab.viz.figures import (
     metric_vs_utilization,
     staleness_curves,
 )
+from staleness_lab.viz.bateni import ratio_vs_bound, schedules_gantt
 from staleness_lab.viz.offline import use_offline_renderer
 from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
 
@@ -26,6 +29,8 @@ __all__ = [
     "gantt",
     "metric_vs_utilization",
     "ratio_boxes",
+    "ratio_vs_bound",
+    "schedules_gantt",
     "staleness_curves",
     "use_offline_renderer",
 ]
