@@ -174,11 +174,7 @@ def _simulate(args: argparse.Namespace) -> int:
         given = {key: getattr(args, key) for key in ("tracks", "horizon", "seed") if getattr(args, key) is not None}
         result = simulate(workload, args.policy, options=options, relative=args.relative, **given)
     except Infeasible as result_:
-        if args.json:
-            print(json.dumps({"status": "infeasible", "reason": result_.reason, "policy": args.policy, "version": __version__}))
-        else:
-            print(f"infeasible: {result_.reason}")
-        return 0
+        return _infeasible(result_, args)
     if args.trace_out is not None:
         write_trace(result.trace, args.trace_out, version=__version__)
     summary: dict[str, Any] = {"status": "ok", **result.summary(), "version": __version__}
@@ -197,6 +193,15 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _infeasible(result: Infeasible, args: argparse.Namespace) -> int:
+    """A policy that cannot run the workload is a result: printed (JSON or text), exit 0."""
+    if args.json:
+        print(json.dumps({"status": "infeasible", "reason": result.reason, "policy": args.policy, "version": __version__}))
+    else:
+        print(f"infeasible: {result.reason}")
+    return 0
+
+
 def _check(args: argparse.Namespace) -> int:
     from staleness_lab.api import check
 
@@ -206,11 +211,7 @@ def _check(args: argparse.Namespace) -> int:
     try:
         report = check(workload, args.policy, options=options, **given)
     except Infeasible as result:
-        if args.json:
-            print(json.dumps({"status": "infeasible", "reason": result.reason, "policy": args.policy, "version": __version__}))
-        else:
-            print(f"infeasible: {result.reason}")
-        return 0
+        return _infeasible(result, args)
     out = report.to_json(args.policy, __version__)
     if args.json:
         print(json.dumps(out, allow_nan=False))

@@ -31,6 +31,7 @@ import staleness_lab as sl
 from staleness_lab.experiments import bateni as bx
 from staleness_lab.experiments import bateni_generators as gen
 from staleness_lab.experiments.golab_checks import COLUMNS, LIVE
+from staleness_lab.experiments.intermittent_checks import summary_line as shared_summary_line
 from staleness_lab.sim.trace import Trace
 from staleness_lab.theory.bateni.bounds import (LOAD_LIMIT, STRETCH_PAPER_FIGURE, WEIGHTED_FACTOR, g_of_x,
                                                 in_theorem_range, r_star, theorem_3_1)
@@ -623,14 +624,7 @@ def summary_line(table: pd.DataFrame, profile: str) -> str:
     undecided, and how many errata stand."""
     checks = table[~table["check"].str.startswith("erratum")]
     found = table[table["check"].str.startswith("erratum")]
-    yes = [c for c, h in zip(checks["check"], checks["holds"]) if h is True]
-    no = [c for c, h in zip(checks["check"], checks["holds"]) if h is False]
-    unknown = [c for c, h in zip(checks["check"], checks["holds"]) if h is None]
-    line = f"{len(yes)} of {len(checks)} acceptance checks of Bateni et al. hold at the {profile} profile"
-    if no:
-        line += f"; differ: {', '.join(no)}"
-    if unknown:
-        line += f"; undecided: {', '.join(unknown)}"
+    line = shared_summary_line(checks, profile, subject="acceptance checks of Bateni et al.")
     stand = int((found["holds"] == False).sum())  # noqa: E712
     return line + f"; {stand} of {len(found)} errata confirmed (the paper's claim fails there)"
 

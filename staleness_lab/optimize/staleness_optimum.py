@@ -250,14 +250,25 @@ def _scaled(tables: list[ExactTable], scale: Fraction, wscale: int, w: list[int]
 
 # -- candidate batches -------------------------------------------------------------------------
 
+Windows = dict[tuple[int, int], tuple[int, int]]
 
-def _windows(grid: _Grid, i: int, relaxed: bool) -> dict[tuple[int, int], tuple[int, int]]:
-    """Start windows ``(first, last) -> (lo, hi)`` of table i's candidate batches, pruned to a
-    fixed point by earliest ends (forward) and latest starts (backward); empty ones dropped."""
+
+def _windows(grid: _Grid, i: int, relaxed: bool) -> Windows:
+    """Start windows ``(first, last) -> (lo, hi)`` of table i's candidate batches (module
+    docstring, "Model"), pruned to a fixed point by :func:`_fixed_point`."""
     r, n, H = grid.r[i], grid.tables[i].n, grid.horizon
-    dur = {(a, b): grid.dur(i, a, b) for b in range(n) for a in range(b + 1)}
-    win = {(a, b): (r[b], H if relaxed or b == n - 1 else r[b + 1] - 1) for (a, b) in dur}
-    win = {key: lh for key, lh in win.items() if lh[0] <= lh[1]}
+    win = {(a, b): (r[b], H if relaxed or b == n - 1 else r[b + 1] - 1) for b in range(n) for a in range(b + 1)}
+    return _fixed_point(grid, i, {key: lh for key, lh in win.items() if lh[0] <= lh[1]})
+
+
+def _fixed_point(grid: _Grid, i: int, win: Windows) -> Windows:
+    """Shrink windows until stable: a batch from update a starts no earlier than the earliest end
+    of a batch ending at a−1 (forward), and ends no later than the latest start of a batch from
+    b+1 (backward); a candidate whose window empties, or that no batch can precede or follow,
+    is dropped."""
+    n, H = grid.tables[i].n, grid.horizon
+    dur = {key: grid.dur(i, *key) for key in win}
+    win = dict(win)
     while True:
         before = dict(win)
         earliest_end: list[int | None] = [None] * n
@@ -266,33 +277,60 @@ def _windows(grid: _Grid, i: int, relaxed: bool) -> dict[tuple[int, int], tuple[
                 if (a, b) not in win:
                     continue
                 prev = earliest_end[a - 1] if a > 0 else 0
-                if prev is None:
+                lo, hi = win[(a, b)]
+                if prev is None or max(lo, prev) > hi:
                     del win[(a, b)]
                     continue
-                lo, hi = max(win[(a, b)][0], prev), win[(a, b)][1]
-                if lo > hi:
-                    del win[(a, b)]
-                    continue
+                lo = max(lo, prev)
                 win[(a, b)] = (lo, hi)
                 end = lo + dur[(a, b)]
                 earliest_end[b] = end if earliest_end[b] is None else min(earliest_end[b], end)
-        latest_start: list[int | None] = [None] * (n + 1)  # latest start of a batch from update k
+        latest_start: list[int | None] = [None] * n  # the latest start of a batch from update k
         for a in range(n - 1, -1, -1):
             for b in range(n - 1, a - 1, -1):
                 if (a, b) not in win:
                     continue
                 nxt = latest_start[b + 1] if b < n - 1 else H + dur[(a, b)]
-                if nxt is None:
+                lo, hi = win[(a, b)]
+                if nxt is None or min(hi, nxt - dur[(a, b)]) < lo:
                     del win[(a, b)]
                     continue
-                lo, hi = win[(a, b)][0], min(win[(a, b)][1], nxt - dur[(a, b)])
-                if lo > hi:
-                    del win[(a, b)]
-                    continue
+                hi = min(hi, nxt - dur[(a, b)])
                 win[(a, b)] = (lo, hi)
                 latest_start[a] = hi if latest_start[a] is None else max(latest_start[a], hi)
         if win == before:
             return win
+
+
+def _completion_floor(grid: _Grid, wins: list[Windows]) -> list[list[int]]:
+    """The earliest completion of every update over its candidates' windows."""
+    return [[min(win[k][0] + grid.dur(i, *k) for k in win if k[0] <= j <= k[1]) for j in range(t.n)]
+            for i, (t, win) in enumerate(zip(grid.tables, wins))]
+
+
+def _prune(grid: _Grid, wins: list[Windows], ub: int) -> list[Windows]:
+    """Keep only what a schedule of objective <= ``ub`` can use (module docstring, "Pruning"):
+    with lb_j the earliest completion of update j and LB = Σ coef_j lb_j, a candidate starting at
+    s costs at least ``LB + Σ_{j in it} coef_j (s + D − lb_j)``; it is dropped when that exceeds
+    ub at its earliest start, and its window top is cut where it does; then the windows are
+    brought back to a fixed point, and all of it repeated until stable."""
+    coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    while True:
+        floor = _completion_floor(grid, wins)
+        total = sum(c * f for row_c, row_f in zip(coef, floor) for c, f in zip(row_c, row_f))
+        changed = False
+        for i, win in enumerate(wins):
+            kept: Windows = {}
+            for (a, b), (lo, hi) in win.items():
+                weight = sum(coef[i][a:b + 1])
+                slack = ub - total - sum(coef[i][j] * (lo + grid.dur(i, a, b) - floor[i][j]) for j in range(a, b + 1))
+                top = hi if weight == 0 or slack < 0 else min(hi, lo + slack // weight)
+                changed |= slack < 0 or top != hi
+                if slack >= 0:
+                    kept[(a, b)] = (lo, top)
+            wins[i] = _fixed_point(grid, i, kept)
+        if not changed:
+            return wins
 
 
 # -- the hint: a policy's schedule, replayed exactly on the grid --------------------------------
