@@ -92,6 +92,9 @@ GRID_EXPONENTS = range(12, -7, -1)
 #: The policy name recorded in the trace.
 POLICY = "optimum"
 
+#: CP-SAT's generic cuts, switched off: the LP's strength here is its scheduling cuts on the pieces.
+GENERIC_CUTS = ("add_mir_cuts", "add_cg_cuts", "add_zero_half_cuts", "add_clique_cuts")
+
 _STATUS = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible", cp_model.UNKNOWN: "timeout"}
 
 
@@ -200,6 +203,10 @@ class _Grid:
 
     def length(self, i: int, j: int) -> int:
         return self.d[i][j] - (self.d[i][j - 1] if j > 0 else self.d0[i])
+
+    def piece(self, i: int, j: int) -> int:
+        """q_ij = floor(S·beta_i·L_ij): update j's share of any batch's duration (exact data)."""
+        return math.floor(self.tables[i].beta * self.tables[i].length(j) * self.scale)
 
     def objective_bound(self) -> int:
         """The largest value the objective Σ W w · S L · S C could take."""
@@ -387,40 +394,36 @@ def _hint_schedule(workload: Workload, grid: _Grid) -> list[_Batch]:
 
 
 class _Model:
-    """The §5 model of one grid (module docstring, "Model")."""
+    """The model of one grid (module docstring, "Model" and "Pieces") over the windows ``wins``."""
 
-    def __init__(self, grid: _Grid, tracks: int, relaxed: bool) -> None:
+    def __init__(self, grid: _Grid, tracks: int, wins: list[Windows]) -> None:
         self.grid = grid
+        self.wins = wins
         m = self.model = cp_model.CpModel()
         self.x: list[dict[tuple[int, int], Any]] = []
         self.s: list[dict[tuple[int, int], Any]] = []
-        self.win: list[dict[tuple[int, int], tuple[int, int]]] = []
         self.c: list[list[Any]] = []
         self.e: list[list[Any]] = []
-        intervals: list[Any] = []
+        self.piece_start: list[list[Any]] = []
+        batches: list[Any] = []
+        pieces: list[Any] = []
         objective = []
-        for i, table in enumerate(grid.tables):
-            win = _windows(grid, i, relaxed)
+        for i, (table, win) in enumerate(zip(grid.tables, wins)):
             n = table.n
-            x, s, mine = {}, {}, []
-            for (a, b), (lo, hi) in win.items():
-                x[(a, b)] = m.new_bool_var(f"x{i}_{a}_{b}")
-                s[(a, b)] = m.new_int_var(lo, hi, f"s{i}_{a}_{b}")
-                mine.append(m.new_optional_fixed_size_interval_var(s[(a, b)], grid.dur(i, a, b), x[(a, b)],
-                                                                   f"batch{i}_{a}_{b}"))
-            ends = [[(a, b) for (a, b) in win if b == j] for j in range(n)]
-            covers = [[(a, b) for (a, b) in win if a <= j <= b] for j in range(n)]
-            c = []
+            x = {key: m.new_bool_var(f"x{i}_{key[0]}_{key[1]}") for key in win}
+            s = {key: m.new_int_var(lo, hi, f"s{i}_{key[0]}_{key[1]}") for key, (lo, hi) in win.items()}
+            mine = [m.new_optional_fixed_size_interval_var(s[key], grid.dur(i, *key), x[key], f"batch{i}_{key[0]}_{key[1]}")
+                    for key in win]
+            covers = [[key for key in win if key[0] <= j <= key[1]] for j in range(n)]
+            c_top = [max(win[k][1] + grid.dur(i, *k) for k in covers[j]) for j in range(n)]
+            c = [m.new_int_var(min(win[k][0] + grid.dur(i, *k) for k in covers[j]), c_top[j], f"C{i}_{j}")
+                 for j in range(n)]
+            e = [m.new_bool_var(f"e{i}_{j}") for j in range(n)]
             for j in range(n):
-                lo = min(win[k][0] + grid.dur(i, *k) for k in covers[j])
-                hi = max(win[k][1] + grid.dur(i, *k) for k in covers[j])
-                c.append(m.new_int_var(lo, hi, f"C{i}_{j}"))
-                m.add_exactly_one(x[k] for k in covers[j])
-            e = []
-            for j in range(n):
-                e.append(m.new_bool_var(f"e{i}_{j}"))
-                m.add(e[j] == sum(x[k] for k in ends[j]))
+                m.add_exactly_one(x[key] for key in covers[j])
+                m.add(e[j] == sum(x[key] for key in win if key[1] == j))
                 if j + 1 < n:
+                    m.add(c[j] <= c[j + 1])
                     m.add(c[j] == c[j + 1]).only_enforce_if(~e[j])
                     m.add(c[j] < c[j + 1]).only_enforce_if(e[j])
             for (a, b), lit in x.items():
@@ -429,36 +432,66 @@ class _Model:
                     m.add(c[a - 1] <= s[(a, b)]).only_enforce_if(lit)
             if len(mine) > 1:
                 m.add_no_overlap(mine)
-            intervals += mine
+            batches += mine
+            # pieces: update j's share q_j of its batch, tiled in update order (module docstring)
+            q = [grid.piece(i, j) for j in range(n)]
+            start = [m.new_int_var(grid.r[i][j], max(grid.r[i][j], c_top[j] - q[j]), f"p{i}_{j}") for j in range(n)]
+            mine = [m.new_fixed_size_interval_var(start[j], q[j], f"piece{i}_{j}") for j in range(n)]
+            for j in range(n):
+                m.add(start[j] + q[j] <= c[j])
+                m.add(start[j] + q[j] == c[j]).only_enforce_if(e[j])
+                if j + 1 < n:
+                    m.add(start[j] + q[j] == start[j + 1]).only_enforce_if(~e[j])
+            m.add(sum(q[j] * c[j] for j in range(n))
+                  >= sum(q[j] * (start[j] + q[j]) for j in range(n)) + sum(_penalty(q, a, b) * lit for (a, b), lit in x.items()))
+            if n > 1:
+                m.add_no_overlap(mine)
+            pieces += mine
             objective += [grid.w[i] * grid.length(i, j) * c[j] for j in range(n)]
             self.x.append(x)
             self.s.append(s)
-            self.win.append(win)
             self.c.append(c)
             self.e.append(e)
+            self.piece_start.append(start)
         busy_tables = sum(1 for t in grid.tables if t.n)
         if tracks == 1 and busy_tables > 1:
-            m.add_no_overlap(intervals)
+            m.add_no_overlap(batches)
+            m.add_no_overlap(pieces)
         elif tracks < busy_tables:
-            m.add_cumulative(intervals, [1] * len(intervals), tracks)
+            m.add_cumulative(batches, [1] * len(batches), tracks)
+            m.add_cumulative(pieces, [1] * len(pieces), tracks)
         m.minimize(sum(objective))
 
     def hint(self, batches: list[_Batch]) -> None:
-        """Hint a complete schedule: every literal, start, boundary and completion."""
+        """Hint a complete schedule: every literal, start, boundary, completion and piece."""
         chosen = {(b.table, b.first, b.last): b for b in batches}
         for i, x in enumerate(self.x):
-            for (a, b), lit in x.items():
-                batch = chosen.get((i, a, b))
+            for key, lit in x.items():
+                batch = chosen.get((i, *key))
                 self.model.add_hint(lit, batch is not None)
-                self.model.add_hint(self.s[i][(a, b)], batch.start if batch is not None else self.win[i][(a, b)][0])
+                self.model.add_hint(self.s[i][key], batch.start if batch is not None else self.wins[i][key][0])
         for batch in batches:
-            for j in range(batch.first, batch.last + 1):
+            end = batch.end
+            for j in range(batch.last, batch.first - 1, -1):
                 self.model.add_hint(self.c[batch.table][j], batch.end)
                 self.model.add_hint(self.e[batch.table][j], j == batch.last)
+                end -= self.grid.piece(batch.table, j)
+                self.model.add_hint(self.piece_start[batch.table][j], end)
 
     def read(self, solver: cp_model.CpSolver) -> list[_Batch]:
         return [_Batch(i, a, b, solver.value(self.s[i][(a, b)]), solver.value(self.s[i][(a, b)]) + self.grid.dur(i, a, b))
                 for i, x in enumerate(self.x) for (a, b), lit in x.items() if solver.boolean_value(lit)]
+
+
+def _penalty(q: list[int], first: int, last: int) -> int:
+    """π = Σ_{first <= k < j <= last} q_k q_j: what one batch adds to Σ q C over its pieces' ends."""
+    total = sum(q[first:last + 1])
+    return (total * total - sum(v * v for v in q[first:last + 1])) // 2
+
+
+def _objective(grid: _Grid, batches: list[_Batch]) -> int:
+    """Σ W w · S L · S C of a grid schedule (the model's objective)."""
+    return sum(grid.w[b.table] * grid.length(b.table, j) * b.end for b in batches for j in range(b.first, b.last + 1))
 
 
 # -- the result --------------------------------------------------------------------------------
@@ -565,35 +598,48 @@ def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1, 
         raise InputError("time_limit", f"must be a number > 0, got {time_limit!r}")
     w = as_workload(workload)
     grid = _grid(exact_tables(w))
-    built = _Model(grid, w.tracks, relaxed)
-    built.hint(_hint_schedule(w, grid))
+    hint = _hint_schedule(w, grid)
+    wins = _prune(grid, [_windows(grid, i, relaxed) for i in range(len(grid.tables))], _objective(grid, hint))
+    built = _Model(grid, w.tracks, wins)
+    built.hint(hint)
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = workers
     params.random_seed = SEED
     params.max_time_in_seconds = float(time_limit)
+    params.linearization_level = 2
+    for cuts in GENERIC_CUTS:
+        setattr(params, cuts, False)
     status = solver.solve(built.model)
     if status not in _STATUS:
         raise RuntimeError(f"CP-SAT returned {solver.status_name(status)} on a model with a feasible hint: "
                            f"{built.model.validate()}")
-    note = "" if grid.exact else (f"times rounded to a grid of {grid.scale ** -1} (durations to the nearest step, at "
-                                  f"least one) and weights to multiples of 1/{grid.wscale} where needed: "
-                                  "the schedule is optimal on that grid")
-    empty = pd.DataFrame({"table": pd.Series([], dtype="string"), "first": [], "last": [], "start": [], "end": [],
-                          "track": []})
+    exact = grid.exact and grid.weights_exact
     if status == cp_model.UNKNOWN:
-        return StalenessOptimum(workload=w, status="timeout", objective_X=None, bound=None, gap=None, batches=empty, trace=None,
-                                exact=grid.exact, wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed,
-                                objective=None, time_unit=grid.scale**-1, note=note)
-    frame, trace, x_w = _schedule(w, grid, built.read(solver))
+        empty = pd.DataFrame({"table": pd.Series([], dtype="string"), "first": [], "last": [], "start": [], "end": [],
+                              "track": []})
+        return StalenessOptimum(workload=w, status="timeout", objective_X=None, bound=None, gap=None, batches=empty,
+                                trace=None, exact=exact, wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed,
+                                objective=None, time_unit=grid.scale**-1, note=_note(grid))
+    batches = built.read(solver)
+    frame, trace, x_w = _schedule(w, grid, batches)
     scale = grid.wscale * grid.scale**2
-    if status == cp_model.OPTIMAL and grid.exact:
-        bound = x_w
-    else:
-        raw = solver.best_objective_bound
-        bound = _constant(grid) + Fraction(math.ceil(raw - 1e-6)) / scale
-    objective, lower = float(x_w), float(bound)
-    return StalenessOptimum(workload=w, status=_STATUS[status], objective_X=objective, bound=lower,
-                            gap=(objective - lower) / max(1.0, abs(objective)), batches=frame, trace=trace,
-                            exact=grid.exact, wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed,
-                            objective=x_w, time_unit=grid.scale**-1, note=note)
+    on_grid = _constant(grid) + Fraction(_objective(grid, batches)) / scale
+    bound = on_grid if status == cp_model.OPTIMAL else _constant(grid) + Fraction(math.ceil(solver.best_objective_bound - 1e-6)) / scale
+    return StalenessOptimum(workload=w, status=_STATUS[status], objective_X=float(x_w), bound=float(bound),
+                            gap=float((on_grid - bound) / max(1, abs(on_grid))), batches=frame, trace=trace, exact=exact,
+                            wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed, objective=x_w,
+                            time_unit=grid.scale**-1, note=_note(grid))
+
+
+def _note(grid: _Grid) -> str:
+    """What was rounded ("" when the result is exact)."""
+    rounded = []
+    if not grid.exact:
+        rounded.append(f"times to a grid of {float(grid.scale ** -1):g} (durations to the nearest step, at least one)")
+    if not grid.weights_exact:
+        rounded.append(f"weights to multiples of 1/{grid.wscale}")
+    if not rounded:
+        return ""
+    return (f"rounded {' and '.join(rounded)} to keep the objective below 2^62: the schedule is optimal for the rounded "
+            "instance; objective_X is its exact X_w, bound and gap refer to the rounded instance")
