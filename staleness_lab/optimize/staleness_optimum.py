@@ -32,22 +32,45 @@ a..b and none of b+1; the last update's batches up to H), where H = last arrival
 Σ_i (n_i·alpha_i + beta_i·(d_i,last − d_i0)) bounds every left-shifted schedule's starts (after
 the last arrival some batch always runs until the last finish). Left-shifted schedules start at
 arrivals or finishes, integers on the grid, so integer starts lose nothing; starts are never
-restricted to arrival instants (correction 7: E2's optimum starts A at a finish, 10.605).
-Windows are pruned by the earliest end of any batch ending at a−1 (forward) and the latest start
-of any batch from b+1 (backward), to a fixed point; a candidate with an empty window is dropped.
-Completion variables C_ij ≥ r_ij are nondecreasing in j; ``x_iab ⇒ C_ib = end`` and
-``C_i,a−1 ≤ start``; a table's batch boundary literal ``e_ij = Σ_a x_iaj`` gives
-``¬e_ij ⇒ C_ij = C_i,j+1`` and ``e_ij ⇒ C_ij < C_i,j+1`` (durations are positive); exactly one
-candidate covers each update; NoOverlap per table; Cumulative with unit demands and capacity p
-over all batches (NoOverlap when p = 1; left out when p ≥ the number of tables, where the
-table NoOverlaps imply it). Objective: minimise ``Σ W w_i · S L_ij · S C_ij``; then
+restricted to arrival instants (correction 7: E2's optimum starts A at a finish, 10.605). The
+candidates ending at b share one start variable s_ib (at most one of them is present), each
+``x_iab ⇒ lo_iab ≤ s_ib ≤ hi_iab`` for its own window. Windows are pruned by the earliest end of
+any batch ending at a−1 (forward) and the latest start of any batch from b+1 (backward), to a
+fixed point; a candidate with an empty window is dropped. Completion variables C_ij ≥ r_ij are
+nondecreasing in j; ``x_iab ⇒ C_ib = s_ib + D_iab`` and ``C_i,a−1 ≤ s_ib``; a table's batch
+boundary literal ``e_ij = Σ_a x_iaj`` gives ``¬e_ij ⇒ C_ij = C_i,j+1`` and
+``e_ij ⇒ C_ij < C_i,j+1`` (durations are positive); exactly one candidate covers each update;
+NoOverlap per table; Cumulative with unit demands and capacity p over all batches (NoOverlap
+when p = 1; left out when p ≥ the number of tables, where the table NoOverlaps imply it).
+Objective: minimise ``Σ W w_i · S L_ij · S C_ij``; then
 ``X_w = Σ_i w_i (½ Σ L² − Σ L·d) + objective / (W S²)``. Relaxed: the window tops become H (the
 C chain orders a table's batches, the §5 ``x ∧ x' ⇒ end ≤ start``).
+
+**Pieces (redundant; this project's addition for the proof of optimality).** The model above
+bounds X_w by the unlimited-tracks optimum only, so contention is left to search. Each update j
+also gets a mandatory interval, its *piece*, of size q_ij = floor(S·beta_i·L_ij), starting at or
+after r_ij and ending at E_ij ≤ C_ij. In any schedule the pieces of a batch tile it in update
+order, after its alpha (``e_ij ⇒ E_ij = C_ij``, ``¬e_ij ⇒ E_ij = start of piece j+1``), so they
+obey the same Cumulative (capacity p) and per-table NoOverlap, and per table
+``Σ_j q_j C_j = Σ_j q_j E_j + Σ_ab π_ab x_ab`` with ``π_ab = Σ_{a≤k<j≤b} q_k q_j`` (what batching
+adds); the model states it as ``≥``. With ``linearization_level = 2`` CP-SAT's completion-time
+(Queyranne) cuts on the pieces bound Σ q E, which is proportional to the objective when
+w_i/beta_i is equal across tables (X1's instances): the root bound then sits within about 0.01 %
+of the optimum instead of the unlimited-tracks bound. CP-SAT's generic cuts
+(:data:`GENERIC_CUTS`) are switched off: they slow every node and add nothing here.
+
+**Pruning.** With U the hint's objective (below) and lb_ij the earliest completion of update j
+over its candidates, a candidate starting at s makes the objective at least
+``Σ coef·lb + Σ_{j in it} coef_j (s + D − lb_j)``; candidates that pass U at their earliest
+start are dropped and window tops are cut where they would, then the windows go back to their
+fixed point, until stable. Every schedule at least as good as the hint survives, the hint
+included, so the optimum and the solver's bound are unaffected.
 
 **Hint.** The schedule of ``myopic`` (``fifo`` if myopic is not registered; they give the same
 trace), simulated to a drained horizon, is replayed exactly on the grid (per track, in the
 engine's order, each job starting when its track, its table and its first pending update allow
-and taking every update arrived by then) and hinted in full (every literal, start and C).
+and taking every update arrived by then) and hinted: every literal, and every batch's start,
+completions and pieces.
 
 **Result.** Tracks are assigned greedily by start (lowest free track). ``status`` is
 ``"optimal"`` (proven), ``"feasible"`` (a schedule, not proven) or ``"timeout"`` (none within the
@@ -135,8 +158,8 @@ class ExactTable:
 
     def x_part(self, completion: list[Fraction]) -> Fraction:
         """Σ_j [L²/2 + L (C_j − d_j)] for completion times C_j (unweighted X_i)."""
-        return sum((self.length(j) ** 2 / 2 + self.length(j) * (completion[j] - self.data_to[j]) for j in range(self.n)),
-                   Fraction(0))
+        return sum((self.length(j) ** 2 / 2 + self.length(j) * (completion[j] - self.data_to[j])
+                    for j in range(self.n)), Fraction(0))
 
 
 def exact_tables(workload: Workload, limit: int = MAX_UPDATES) -> list[ExactTable]:
@@ -175,7 +198,8 @@ def exact_tables(workload: Workload, limit: int = MAX_UPDATES) -> list[ExactTabl
                               arrival=tuple(arrival), data_to=tuple(data_to)))
     total = sum(t.n for t in out)
     if total > limit:
-        raise InputError("tables", f"{total} updates in total (arrivals adding data); this exact solver takes at most {limit}")
+        raise InputError("tables", f"{total} updates in total (arrivals adding data); this exact solver takes at most "
+                                   f"{limit}")
     return out
 
 
@@ -257,10 +281,10 @@ def _scaled(tables: list[ExactTable], scale: Fraction, wscale: int, w: list[int]
 
 # -- candidate batches -------------------------------------------------------------------------
 
-Windows = dict[tuple[int, int], tuple[int, int]]
+_Windows = dict[tuple[int, int], tuple[int, int]]
 
 
-def _windows(grid: _Grid, i: int, relaxed: bool) -> Windows:
+def _windows(grid: _Grid, i: int, relaxed: bool) -> _Windows:
     """Start windows ``(first, last) -> (lo, hi)`` of table i's candidate batches (module
     docstring, "Model"), pruned to a fixed point by :func:`_fixed_point`."""
     r, n, H = grid.r[i], grid.tables[i].n, grid.horizon
@@ -268,7 +292,7 @@ def _windows(grid: _Grid, i: int, relaxed: bool) -> Windows:
     return _fixed_point(grid, i, {key: lh for key, lh in win.items() if lh[0] <= lh[1]})
 
 
-def _fixed_point(grid: _Grid, i: int, win: Windows) -> Windows:
+def _fixed_point(grid: _Grid, i: int, win: _Windows) -> _Windows:
     """Shrink windows until stable: a batch from update a starts no earlier than the earliest end
     of a batch ending at a−1 (forward), and ends no later than the latest start of a batch from
     b+1 (backward); a candidate whose window empties, or that no batch can precede or follow,
@@ -309,25 +333,26 @@ def _fixed_point(grid: _Grid, i: int, win: Windows) -> Windows:
             return win
 
 
-def _completion_floor(grid: _Grid, wins: list[Windows]) -> list[list[int]]:
+def _completion_floor(grid: _Grid, wins: list[_Windows]) -> list[list[int]]:
     """The earliest completion of every update over its candidates' windows."""
     return [[min(win[k][0] + grid.dur(i, *k) for k in win if k[0] <= j <= k[1]) for j in range(t.n)]
             for i, (t, win) in enumerate(zip(grid.tables, wins))]
 
 
-def _prune(grid: _Grid, wins: list[Windows], ub: int) -> list[Windows]:
+def _prune(grid: _Grid, wins: list[_Windows], ub: int) -> list[_Windows]:
     """Keep only what a schedule of objective <= ``ub`` can use (module docstring, "Pruning"):
     with lb_j the earliest completion of update j and LB = Σ coef_j lb_j, a candidate starting at
     s costs at least ``LB + Σ_{j in it} coef_j (s + D − lb_j)``; it is dropped when that exceeds
     ub at its earliest start, and its window top is cut where it does; then the windows are
     brought back to a fixed point, and all of it repeated until stable."""
     coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    wins = list(wins)
     while True:
         floor = _completion_floor(grid, wins)
         total = sum(c * f for row_c, row_f in zip(coef, floor) for c, f in zip(row_c, row_f))
         changed = False
         for i, win in enumerate(wins):
-            kept: Windows = {}
+            kept: _Windows = {}
             for (a, b), (lo, hi) in win.items():
                 weight = sum(coef[i][a:b + 1])
                 slack = ub - total - sum(coef[i][j] * (lo + grid.dur(i, a, b) - floor[i][j]) for j in range(a, b + 1))
@@ -396,12 +421,11 @@ def _hint_schedule(workload: Workload, grid: _Grid) -> list[_Batch]:
 class _Model:
     """The model of one grid (module docstring, "Model" and "Pieces") over the windows ``wins``."""
 
-    def __init__(self, grid: _Grid, tracks: int, wins: list[Windows]) -> None:
+    def __init__(self, grid: _Grid, tracks: int, wins: list[_Windows]) -> None:
         self.grid = grid
-        self.wins = wins
         m = self.model = cp_model.CpModel()
         self.x: list[dict[tuple[int, int], Any]] = []
-        self.s: list[dict[tuple[int, int], Any]] = []
+        self.start: list[dict[int, Any]] = []  # per table: the start of the batch ending at b
         self.c: list[list[Any]] = []
         self.e: list[list[Any]] = []
         self.piece_start: list[list[Any]] = []
@@ -411,9 +435,11 @@ class _Model:
         for i, (table, win) in enumerate(zip(grid.tables, wins)):
             n = table.n
             x = {key: m.new_bool_var(f"x{i}_{key[0]}_{key[1]}") for key in win}
-            s = {key: m.new_int_var(lo, hi, f"s{i}_{key[0]}_{key[1]}") for key, (lo, hi) in win.items()}
-            mine = [m.new_optional_fixed_size_interval_var(s[key], grid.dur(i, *key), x[key], f"batch{i}_{key[0]}_{key[1]}")
-                    for key in win]
+            ending = {b: [key for key in win if key[1] == b] for b in range(n)}
+            s = {b: m.new_int_var(min(win[k][0] for k in keys), max(win[k][1] for k in keys), f"s{i}_{b}")
+                 for b, keys in ending.items() if keys}
+            mine = [m.new_optional_fixed_size_interval_var(s[key[1]], grid.dur(i, *key), x[key],
+                                                           f"batch{i}_{key[0]}_{key[1]}") for key in win]
             covers = [[key for key in win if key[0] <= j <= key[1]] for j in range(n)]
             c_top = [max(win[k][1] + grid.dur(i, *k) for k in covers[j]) for j in range(n)]
             c = [m.new_int_var(min(win[k][0] + grid.dur(i, *k) for k in covers[j]), c_top[j], f"C{i}_{j}")
@@ -427,9 +453,11 @@ class _Model:
                     m.add(c[j] == c[j + 1]).only_enforce_if(~e[j])
                     m.add(c[j] < c[j + 1]).only_enforce_if(e[j])
             for (a, b), lit in x.items():
-                m.add(c[b] == s[(a, b)] + grid.dur(i, a, b)).only_enforce_if(lit)
+                m.add(s[b] >= win[(a, b)][0]).only_enforce_if(lit)
+                m.add(s[b] <= win[(a, b)][1]).only_enforce_if(lit)
+                m.add(c[b] == s[b] + grid.dur(i, a, b)).only_enforce_if(lit)
                 if a > 0:
-                    m.add(c[a - 1] <= s[(a, b)]).only_enforce_if(lit)
+                    m.add(c[a - 1] <= s[b]).only_enforce_if(lit)
             if len(mine) > 1:
                 m.add_no_overlap(mine)
             batches += mine
@@ -442,14 +470,14 @@ class _Model:
                 m.add(start[j] + q[j] == c[j]).only_enforce_if(e[j])
                 if j + 1 < n:
                     m.add(start[j] + q[j] == start[j + 1]).only_enforce_if(~e[j])
-            m.add(sum(q[j] * c[j] for j in range(n))
-                  >= sum(q[j] * (start[j] + q[j]) for j in range(n)) + sum(_penalty(q, a, b) * lit for (a, b), lit in x.items()))
+            m.add(sum(q[j] * c[j] for j in range(n)) >= sum(q[j] * (start[j] + q[j]) for j in range(n))
+                  + sum(_penalty(q, a, b) * lit for (a, b), lit in x.items()))
             if n > 1:
                 m.add_no_overlap(mine)
             pieces += mine
             objective += [grid.w[i] * grid.length(i, j) * c[j] for j in range(n)]
             self.x.append(x)
-            self.s.append(s)
+            self.start.append(s)
             self.c.append(c)
             self.e.append(e)
             self.piece_start.append(start)
@@ -463,14 +491,13 @@ class _Model:
         m.minimize(sum(objective))
 
     def hint(self, batches: list[_Batch]) -> None:
-        """Hint a complete schedule: every literal, start, boundary, completion and piece."""
-        chosen = {(b.table, b.first, b.last): b for b in batches}
+        """Hint a schedule: every literal, and each batch's start, boundaries, completions and pieces."""
+        chosen = {(b.table, b.first, b.last) for b in batches}
         for i, x in enumerate(self.x):
             for key, lit in x.items():
-                batch = chosen.get((i, *key))
-                self.model.add_hint(lit, batch is not None)
-                self.model.add_hint(self.s[i][key], batch.start if batch is not None else self.wins[i][key][0])
+                self.model.add_hint(lit, (i, *key) in chosen)
         for batch in batches:
+            self.model.add_hint(self.start[batch.table][batch.last], batch.start)
             end = batch.end
             for j in range(batch.last, batch.first - 1, -1):
                 self.model.add_hint(self.c[batch.table][j], batch.end)
@@ -479,8 +506,13 @@ class _Model:
                 self.model.add_hint(self.piece_start[batch.table][j], end)
 
     def read(self, solver: cp_model.CpSolver) -> list[_Batch]:
-        return [_Batch(i, a, b, solver.value(self.s[i][(a, b)]), solver.value(self.s[i][(a, b)]) + self.grid.dur(i, a, b))
-                for i, x in enumerate(self.x) for (a, b), lit in x.items() if solver.boolean_value(lit)]
+        out = []
+        for i, x in enumerate(self.x):
+            for (a, b), lit in x.items():
+                if solver.boolean_value(lit):
+                    start = solver.value(self.start[i][b])
+                    out.append(_Batch(i, a, b, start, start + self.grid.dur(i, a, b)))
+        return out
 
 
 def _penalty(q: list[int], first: int, last: int) -> int:
@@ -535,7 +567,8 @@ class StalenessOptimum:
             "status": self.status, "objective_X": self.objective_X, "bound": self.bound, "gap": self.gap,
             "staleness": self.staleness,
             "batches": [{"table": row.table, "first": int(row.first), "last": int(row.last), "start": float(row.start),
-                         "end": float(row.end), "track": int(row.track)} for row in self.batches.itertuples(index=False)],
+                         "end": float(row.end), "track": int(row.track)}
+                        for row in self.batches.itertuples(index=False)],
             "exact": self.exact, "wall_s": self.wall_s,
             "workload_sha256": self.workload.digest(), "version": version,
         }
@@ -580,12 +613,14 @@ def _constant(grid: _Grid) -> Fraction:
     """Σ_i w_i (½ Σ L² − Σ L·d) on the grid, in original units (w as in the model)."""
     total = Fraction(0)
     for i, t in enumerate(grid.tables):
-        part = sum((Fraction(grid.length(i, j) ** 2, 2) - grid.length(i, j) * grid.d[i][j] for j in range(t.n)), Fraction(0))
+        part = sum((Fraction(grid.length(i, j) ** 2, 2) - grid.length(i, j) * grid.d[i][j] for j in range(t.n)),
+                   Fraction(0))
         total += grid.w[i] * part
     return total / (grid.wscale * grid.scale**2)
 
 
-def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1, relaxed: bool = False) -> StalenessOptimum:
+def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1,
+            relaxed: bool = False) -> StalenessOptimum:
     """The schedule minimising X_w (forced batching; ``relaxed=True``: the A9 lower bound), by
     CP-SAT within ``time_limit`` wall-clock seconds on ``workers`` workers (module docstring).
     ``workload`` is anything :func:`staleness_lab.api.as_workload` takes."""
@@ -625,9 +660,13 @@ def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1, 
     frame, trace, x_w = _schedule(w, grid, batches)
     scale = grid.wscale * grid.scale**2
     on_grid = _constant(grid) + Fraction(_objective(grid, batches)) / scale
-    bound = on_grid if status == cp_model.OPTIMAL else _constant(grid) + Fraction(math.ceil(solver.best_objective_bound - 1e-6)) / scale
+    if status == cp_model.OPTIMAL:
+        bound = on_grid
+    else:
+        bound = _constant(grid) + Fraction(math.ceil(solver.best_objective_bound - 1e-6)) / scale
     return StalenessOptimum(workload=w, status=_STATUS[status], objective_X=float(x_w), bound=float(bound),
-                            gap=float((on_grid - bound) / max(1, abs(on_grid))), batches=frame, trace=trace, exact=exact,
+                            gap=float((on_grid - bound) / max(1, abs(on_grid))), batches=frame, trace=trace,
+                            exact=exact,
                             wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed, objective=x_w,
                             time_unit=grid.scale**-1, note=_note(grid))
 
@@ -641,5 +680,5 @@ def _note(grid: _Grid) -> str:
         rounded.append(f"weights to multiples of 1/{grid.wscale}")
     if not rounded:
         return ""
-    return (f"rounded {' and '.join(rounded)} to keep the objective below 2^62: the schedule is optimal for the rounded "
-            "instance; objective_X is its exact X_w, bound and gap refer to the rounded instance")
+    return (f"rounded {' and '.join(rounded)} to keep the objective below 2^62: the schedule is optimal for the "
+            "rounded instance; objective_X is its exact X_w, bound and gap refer to the rounded instance")
