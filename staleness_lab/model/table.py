@@ -103,18 +103,24 @@ class Table:
         """Nominal update cost E(n) = alpha + beta*n (Golab et al., Sec. 2.2)."""
         return self.alpha + self.beta * n
 
-    def update_lengths(self) -> tuple[float, ...]:
-        """A replayed feed's update lengths L_j = d_j - d_{j-1} (d_0 = ``initial_freshness``),
-        counting only arrivals that add data (Bateni et al., Sec. 1: an arrival adding no data
-        is no update)."""
+    def updates(self) -> tuple[tuple[float, float], ...]:
+        """A replayed feed's updates: its ``(time, data_to)`` arrivals that add data beyond
+        ``initial_freshness`` and every earlier arrival (Bateni et al., Sec. 1: an arrival adding
+        no data is no update)."""
         if self.arrivals is None:
             raise ValueError(f"table {self.name!r} has no listed arrivals")
-        lengths, edge = [], self.initial_freshness
-        for _, data_to in self.arrivals:
+        out, edge = [], self.initial_freshness
+        for time, data_to in self.arrivals:
             if data_to > edge:
-                lengths.append(data_to - edge)
+                out.append((time, data_to))
                 edge = data_to
-        return tuple(lengths)
+        return tuple(out)
+
+    def update_lengths(self) -> tuple[float, ...]:
+        """A replayed feed's update lengths L_j = d_j - d_{j-1} (d_0 = ``initial_freshness``)
+        over :meth:`updates`."""
+        ends = [self.initial_freshness, *(d for _, d in self.updates())]
+        return tuple(b - a for a, b in zip(ends, ends[1:]))
 
     def declared_lengths(self) -> tuple[float, float] | None:
         """``(Lmin, Lmax)`` for grouping (Bateni et al., Sec. 2): ``length_range`` when given,

@@ -14,7 +14,7 @@ updates for the next one): a lower bound, digest A9 (E1: relaxed 18.75, forced 1
 (the workload's ``arrivals`` pairs ``[time, data_to]``; d_ij = r_ij in the paper), has length
 L_ij = d_ij − d_i,j−1 (d_i0 = ``initial_freshness``) and completes at C_ij, the finish of its
 batch: ``X_w = Σ_i w_i Σ_j [L_ij²/2 + L_ij (C_ij − d_ij)]`` with w = priority. Only arrivals that
-add data are updates (:meth:`~staleness_lab.model.Table.update_lengths`). Every listed update
+add data are updates (:meth:`~staleness_lab.model.Table.updates`). Every listed update
 counts, whatever the workload's horizon (X is horizon-free).
 
 **Integers (correction 7).** Numbers are read as written (``Fraction(repr(x))``). Times (arrivals,
@@ -185,17 +185,11 @@ def exact_tables(workload: Workload, limit: int = MAX_UPDATES) -> list[ExactTabl
         if table.min_separation:
             raise InputError(f"tables[{k}].min_separation", "the exact optimum has no release delays: remove "
                                                             "min_separation", table=table.name)
-        arrival, data_to = [], []
-        edge = exact_number(table.initial_freshness)
-        for time_, end in table.arrivals:  # type: ignore[union-attr]
-            d = exact_number(end)
-            if d > edge:
-                arrival.append(exact_number(time_))
-                data_to.append(d)
-                edge = d
+        updates = table.updates()  # reading floats as written keeps their order, so the same updates
         out.append(ExactTable(name=table.name, weight=exact_number(table.priority), alpha=exact_number(table.alpha),
                               beta=exact_number(table.beta), initial=exact_number(table.initial_freshness),
-                              arrival=tuple(arrival), data_to=tuple(data_to)))
+                              arrival=tuple(exact_number(a) for a, _ in updates),
+                              data_to=tuple(exact_number(d) for _, d in updates)))
     total = sum(t.n for t in out)
     if total > limit:
         raise InputError("tables", f"{total} updates in total (arrivals adding data); this exact solver takes at most "

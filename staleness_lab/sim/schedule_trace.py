@@ -13,11 +13,11 @@ completion inside the window, and at the horizon).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from fractions import Fraction
 
 from staleness_lab.model import Workload
+from staleness_lab.sim.arrivals import arrival_chunks
 from staleness_lab.sim.trace import Trace
 
 Number = float | int | Fraction
@@ -65,23 +65,12 @@ def trace_from_schedule(workload: Workload, jobs: Sequence[tuple[Number, ...]], 
     return Trace(
         workload=workload,
         policy=policy_name,
-        events=_arrivals_by_horizon(workload) + len(finished),
+        events=sum(len(times) for times, _, _ in arrival_chunks(workload)) + len(finished),
         jobs_done=[_record(job) for job in finished],
         in_flight=[_record(job) for job in running],
         staleness_area=[float(a) for a in area],
         max_staleness=[float(m) for m in peak],  # type: ignore[arg-type]
     )
-
-
-def _arrivals_by_horizon(workload: Workload) -> int:
-    """Feed arrivals at or before the horizon: listed ones, and ``phase + k*period`` for k >= 1."""
-    count = 0
-    for table in workload.tables:
-        if table.arrivals is not None:
-            count += sum(1 for time, _ in table.arrivals if time <= workload.horizon)
-        elif table.period is not None:
-            count += max(0, math.floor((workload.horizon - table.phase) / table.period))
-    return count
 
 
 def _record(job: tuple[Fraction, ...]) -> tuple:

@@ -55,8 +55,9 @@ def model_precondition(w: Workload, drained: bool, drain_reason: str | None) -> 
         if t.min_separation:
             problems.append(f"{where} has min_separation")
     for key in ("variability", "slowdown", "chop"):
-        if getattr(w, key) is not None or any(key == "chop" and t.chop is not None for t in w.tables):
+        if getattr(w, key) is not None:
             problems.append(f"{key} is set")
+    problems += [f"tables[{k}] ({t.name!r}) has chop" for k, t in enumerate(w.tables) if t.chop is not None]
     if problems:
         return Precondition("bateni-model", False, "; ".join(dict.fromkeys(problems)))
     return Precondition("bateni-model", True, "finite replayed feeds with data_to = time, all applied, F(0) = 0, "
@@ -65,7 +66,7 @@ def model_precondition(w: Workload, drained: bool, drain_reason: str | None) -> 
 
 def _alpha(w: Workload) -> float:
     """The paper's alpha = max_i alpha_i (the schema's beta) over base tables."""
-    return max(t.beta for t in w.tables)
+    return max(t.beta for t in w.tables if t.is_base)
 
 
 def _sandwich(m: Measures, trace_area: list[float], names: list[str], w: Workload) -> CheckRecord:

@@ -77,17 +77,14 @@ def feed_updates(workload: Workload, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Arrival times and data ends of base table ``k``'s updates at or before the horizon."""
     table = workload.tables[k]
     horizon = workload.horizon
-    if table.period is not None:
+    if table.period is not None:  # every periodic arrival adds data
         count = int(np.floor((horizon - table.phase) / table.period))
         times = table.phase + np.arange(1, max(count, 0) + 2) * table.period
         times = times[times <= horizon]
-        pairs = np.column_stack([times, times])
-    else:
-        pairs = np.array(table.arrivals, dtype=float).reshape(-1, 2)
-        pairs = pairs[pairs[:, 0] <= horizon]
-    edge = np.maximum.accumulate(np.concatenate([[table.initial_freshness], pairs[:, 1]]))
-    adds = pairs[:, 1] > edge[:-1]
-    return pairs[adds, 0], pairs[adds, 1]
+        return times, times.copy()
+    pairs = np.array(table.updates(), dtype=float).reshape(-1, 2)
+    pairs = pairs[pairs[:, 0] <= horizon]
+    return pairs[:, 0], pairs[:, 1]
 
 
 def table_updates(trace: Trace) -> list[TableUpdates]:
