@@ -103,6 +103,7 @@ def simulate(
     *,
     options: dict[str, Any] | None = None,
     relative: bool = False,
+    max_events: int | None = None,
     **overrides: Any,
 ) -> SimulationResult:
     """Simulate a workload under a policy (a registry name with ``options``, or an object).
@@ -110,15 +111,18 @@ def simulate(
     ``overrides`` replace global workload keys (``tracks=8``, ``horizon=1e5``, ``seed=3``);
     ``relative=True`` also runs the same workload with unlimited tracks (one per table, so
     every job starts when released) to compute relative lateness (Golab et al., Sec. 5).
+    ``max_events`` raises the run-size guard's limit (:mod:`staleness_lab.sim.size`: about 10^8
+    events by default); a bigger run is refused with an :class:`InputError` before it starts.
     Raises :class:`~staleness_lab.errors.Infeasible` when the policy cannot run the workload.
     """
     w = as_workload(workload).with_overrides(**overrides)
     chosen = get_policy(policy, **(options or {}))
     name = policy if isinstance(policy, str) else getattr(chosen, "name", type(chosen).__name__)
-    trace = run(w, chosen, name)
+    trace = run(w, chosen, name, max_events=max_events)
     ideal = None
     if relative:
-        ideal = run(w.with_overrides(tracks=max(w.tracks, len(w.tables))), get_policy("fifo"), "ideal")
+        ideal = run(w.with_overrides(tracks=max(w.tracks, len(w.tables))), get_policy("fifo"), "ideal",
+                    max_events=max_events)
     return SimulationResult(trace=trace, ideal=ideal)
 
 
@@ -185,10 +189,12 @@ def check(
     policy: str | Policy = "fifo",
     *,
     options: dict[str, Any] | None = None,
+    max_events: int | None = None,
     **overrides: Any,
 ) -> CheckReport:
     """Run ``policy`` on ``workload`` (drained where the feeds are finite) and check every
-    paper's claims on the trace (:mod:`staleness_lab.theory.suites`). Raises
+    paper's claims on the trace (:mod:`staleness_lab.theory.suites`). ``max_events`` as in
+    :func:`simulate`. Raises
     :class:`~staleness_lab.errors.Infeasible` when the policy cannot run the workload."""
     from staleness_lab.sim.drain import drained_run
     from staleness_lab.theory.bateni.metrics import measures
@@ -197,7 +203,7 @@ def check(
     w = as_workload(workload).with_overrides(**overrides)
     chosen = get_policy(policy, **(options or {}))
     name = policy if isinstance(policy, str) else getattr(chosen, "name", type(chosen).__name__)
-    drained = drained_run(w, chosen, name)
+    drained = drained_run(w, chosen, name, max_events=max_events)
     context = CheckContext(workload=w, trace=drained.trace, policy=name, options=dict(getattr(chosen, "options", {})),
                            drained=drained.drained, drain_reason=drained.reason)
     x_value, x_reason = None, drained.reason

@@ -7,8 +7,8 @@ breaks), never a traceback, and nothing written under ``--trace-out``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +17,11 @@ from typing import Any, NoReturn
 from staleness_lab import __version__
 from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible, InputError
+from staleness_lab.jsonout import dumps, strict
 from staleness_lab.intermittent.schemes import OBJECTIVES, SCHEMES
 from staleness_lab.model import load_workload
 from staleness_lab.policies import available_policies, parse_options, policy_options
+from staleness_lab.sim.size import check_run_size
 from staleness_lab.tracefiles import check_output_dir, write_trace
 
 
@@ -46,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--relative", action="store_true", help="also compute relative lateness (a second run with unlimited tracks)")
     sim.add_argument("--json", action="store_true", help="print one deterministic JSON object")
     sim.add_argument("--trace-out", type=Path, metavar="DIR", help="write DIR/jobs.parquet and DIR/freshness.parquet")
+    _max_events_option(sim)
 
     chk = sub.add_parser("check", help="run a policy (drained where feeds are finite) and check every paper's "
                                        "theorems on the trace: bound, preconditions, what the trace shows")
@@ -56,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--horizon", type=float, help="override the horizon (raised further to drain finite feeds)")
     chk.add_argument("--seed", type=int, help="override the seed")
     chk.add_argument("--json", action="store_true", help="print one strict JSON object")
+    _max_events_option(chk)
 
     opt = sub.add_parser("optimum", help="the exact minimum of Bateni et al.'s X_w over all schedules (CP-SAT, "
                                          "forced batching), with its schedule")
@@ -67,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate", help="check a workload and print its nominal utilization")
     val.add_argument("workload", help="workload file (YAML or JSON)")
+    _max_events_option(val)
 
     sub.add_parser("policies", help="list the registered policies")
 
@@ -147,16 +152,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _max_events_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-events", type=int, metavar="N",
+                        help="refuse runs estimated above N events (default: 10^8, or what half of this "
+                             "machine's memory holds)")
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so every ``finally`` removes its temporary files."""
+
+
+def _on_sigterm(signum: int, frame: object) -> NoReturn:
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _COMMANDS[args.command](args)
     except InputError as err:
         print(f"staleness-lab: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: temporary files are gone by now
+        terminated = isinstance(stop, _Terminated)
+        print(f"staleness-lab: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -172,14 +198,15 @@ def _simulate(args: argparse.Namespace) -> int:
         check_output_dir(args.trace_out, "--trace-out")
     try:
         given = {key: getattr(args, key) for key in ("tracks", "horizon", "seed") if getattr(args, key) is not None}
-        result = simulate(workload, args.policy, options=options, relative=args.relative, **given)
+        result = simulate(workload, args.policy, options=options, relative=args.relative,
+                          max_events=args.max_events, **given)
     except Infeasible as result_:
         return _infeasible(result_, args)
     if args.trace_out is not None:
         write_trace(result.trace, args.trace_out, version=__version__)
     summary: dict[str, Any] = {"status": "ok", **result.summary(), "version": __version__}
     if args.json:
-        print(json.dumps(summary))
+        print(dumps(summary))
         return 0
     print(
         f"policy {summary['policy']}  horizon {summary['horizon']:g}  seed {summary['seed']}  "
@@ -196,7 +223,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def _infeasible(result: Infeasible, args: argparse.Namespace) -> int:
     """A policy that cannot run the workload is a result: printed (JSON or text), exit 0."""
     if args.json:
-        print(json.dumps({"status": "infeasible", "reason": result.reason, "policy": args.policy, "version": __version__}))
+        print(dumps({"status": "infeasible", "reason": result.reason, "policy": args.policy, "version": __version__}))
     else:
         print(f"infeasible: {result.reason}")
     return 0
@@ -209,12 +236,12 @@ def _check(args: argparse.Namespace) -> int:
     options = parse_options(args.policy, args.option)
     given = {key: getattr(args, key) for key in ("tracks", "horizon", "seed") if getattr(args, key) is not None}
     try:
-        report = check(workload, args.policy, options=options, **given)
+        report = check(workload, args.policy, options=options, max_events=args.max_events, **given)
     except Infeasible as result:
         return _infeasible(result, args)
     out = report.to_json(args.policy, __version__)
     if args.json:
-        print(json.dumps(out, allow_nan=False))
+        print(dumps(out))
         return 0
     summary = out["summary"]
     x_text = f"X {out['X']:.6g}" if out["X"] is not None else f"X n/a ({out['X_reason']})"
@@ -239,7 +266,7 @@ def _optimum(args: argparse.Namespace) -> int:
         raise
     out = result.to_json(__version__)
     if args.json:
-        print(json.dumps(out, allow_nan=False))
+        print(dumps(out))
         return 0
     model = "relaxed (no forced batching)" if args.relaxed else "forced batching"
     if out["objective_X"] is None:
@@ -256,8 +283,10 @@ def _optimum(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
+    size = check_run_size(workload, args.max_events)
     utils = workload.utilization()
-    print(f"{args.workload}: valid, {len(workload.tables)} tables, {workload.tracks} tracks, horizon {workload.horizon:g}")
+    print(f"{args.workload}: valid, {len(workload.tables)} tables, {workload.tracks} tracks, horizon {workload.horizon:g}, "
+          f"about {size.events:,.0f} events")
     width = max(len(t.name) for t in workload.tables)
     for table, util in zip(workload.tables, utils):
         shown = "n/a (no period)" if util is None else f"{util:.4f}"
@@ -322,7 +351,7 @@ def _plan(args: argparse.Namespace) -> int:
         given = {key: value for key, value in overrides.items() if value is not None}
         write_plan(plan, args.out, version=__version__, options={**options, "queries_file": str(args.queries), **given})
     if args.json:
-        print(json.dumps(plan_json(plan, version=__version__), allow_nan=False))
+        print(dumps(plan_json(plan, version=__version__)))
         return 0
     print(f"scheme {plan.scheme}  status {plan.status}  queries {len(qs.queries)}  executors {qs.executors}")
     if plan.reason:
@@ -388,7 +417,6 @@ def _tpch_calibrate(args: argparse.Namespace) -> int:
 def _tpch_run(args: argparse.Namespace) -> int:
     from staleness_lab import tpch
     from staleness_lab.intermittent import load_queryset
-    from staleness_lab.intermittent.plan import strict
     from staleness_lab.intermittent.schemes import DISPATCH_SCHEMES, make_plan
     from staleness_lab.spark import get_spark
     from staleness_lab.spark.intermittent.runner import catalogue_names, dispatch, execute
@@ -415,10 +443,10 @@ def _tpch_run(args: argparse.Namespace) -> int:
                       progress=sys.stderr.isatty())
     plan = run.plan
     if args.json:
-        print(json.dumps(strict({"scheme": plan.scheme, "run": str(run.directory), "misses": plan.misses,
-                                 "total_seconds": float(plan.total_cost), "violations": run.violations,
-                                 "batches": run.batches.to_dict(orient="records"),
-                                 "queries": plan.queries.to_dict(orient="records")}), allow_nan=False))
+        print(dumps({"scheme": plan.scheme, "run": str(run.directory), "misses": plan.misses,
+                     "total_seconds": float(plan.total_cost), "violations": run.violations,
+                     "batches": strict(run.batches.to_dict(orient="records")),
+                     "queries": strict(plan.queries.to_dict(orient="records"))}))
         return 0
     shown = run.batches[["query", "batch", "kind", "start", "end", "first", "last", "modeled_cost", "measured_seconds",
                          "planned_start"]]

@@ -20,7 +20,9 @@ class InputError(ValueError):
 
 
 def _one_line(text: str) -> str:
-    """Escape line breaks (from names or keys in the input) so the message stays one line."""
+    """Escape line breaks (from names or keys in the input) so the message stays one line, and
+    characters that are not valid Unicode (a lone surrogate) so it can be printed at all."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 

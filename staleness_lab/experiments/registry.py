@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,12 +24,18 @@ ParamValue = int | float | str | bool
 
 @dataclass(frozen=True)
 class Param:
-    """One experiment parameter: its type (int, float, str or bool), default and meaning."""
+    """One experiment parameter: its type (int, float, str or bool), default and meaning, and
+    the rule its values obey, checked like a workload key (one line naming the parameter):
+    numeric bounds ``ge``/``gt``/``le`` and, for labels, the allowed ``choices``."""
 
     name: str
     type: type
     default: ParamValue
     doc: str = ""
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    choices: tuple[ParamValue, ...] | None = None
 
     def check(self, value: Any, where: str) -> ParamValue:
         """The value converted to the parameter's type, or an InputError naming ``where``.
@@ -36,12 +43,30 @@ class Param:
         if isinstance(value, np.generic):
             value = value.item()
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) > sys.float_info.max:
+                raise InputError(where, f"integer with {len(str(abs(value)))} digits is beyond the float range")
             value = float(value)
         if self.type is float and isinstance(value, float) and not math.isfinite(value):
             raise InputError(where, f"must be a finite number, got {value}")
         if type(value) is not self.type:
-            raise InputError(where, f"must be of type {self.type.__name__}, got {value!r} ({type(value).__name__})")
+            raise InputError(where, f"must be of type {self.type.__name__}, got {_shown(value)} ({type(value).__name__})")
+        if self.choices is not None and value not in self.choices:
+            raise InputError(where, f"must be one of {', '.join(map(repr, self.choices))}, got {_shown(value)}")
+        if self.type in (int, float):
+            self._check_bounds(value, where)
         return value
+
+    def _check_bounds(self, value: float, where: str) -> None:
+        for bound, ok, word in ((self.ge, lambda b: value >= b, ">="), (self.gt, lambda b: value > b, ">"),
+                                (self.le, lambda b: value <= b, "<=")):
+            if bound is not None and not ok(bound):
+                raise InputError(where, f"must be {word} {bound:g}, got {value:g}")
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters (a value is named in one line, however long)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True)
@@ -76,6 +101,10 @@ def check_choice(value: Any, allowed: Iterable[Any], name: str) -> None:
 
 _EXPERIMENTS: dict[str, Experiment] = {}
 
+#: The most rows one grid may expand to (each row is at least one run; a sweep of 10^5 rows of
+#: the quick experiments already takes hours on 2 cores).
+MAX_GRID_POINTS = 100_000
+
 
 def experiment(name: str, *params: Param) -> Callable[[Callable[..., pd.DataFrame]], Callable[..., pd.DataFrame]]:
     """Decorator registering ``func(**params) -> DataFrame`` as the experiment ``name``."""
@@ -104,7 +133,8 @@ def list_experiments() -> list[Experiment]:
 def expand_grid(exp: Experiment, grid: Mapping[str, Any] | None) -> list[dict[str, ParamValue]]:
     """Rows of a grid: each key maps to a list of values (a scalar is a one-value list), the
     rows are their cartesian product (in the grid's key order, last key fastest), and the
-    optional ``fixed`` mapping sets parameters shared by every row."""
+    optional ``fixed`` mapping sets parameters shared by every row. A grid of more than
+    :data:`MAX_GRID_POINTS` rows is refused before any row is built."""
     grid = dict(grid or {})
     fixed = grid.pop("fixed", None) or {}
     if not isinstance(fixed, Mapping):
@@ -118,5 +148,10 @@ def expand_grid(exp: Experiment, grid: Mapping[str, Any] | None) -> list[dict[st
         if not values:
             raise InputError(f"grid.{key}", "must list at least one value")
         axes.append([(key, v) for v in values])
+    points = math.prod(len(axis) for axis in axes)
+    if points > MAX_GRID_POINTS:
+        widest = max(axes, key=len)[0][0]
+        raise InputError(f"grid.{widest}", f"the grid has {points:,} points (the product of its lists), above the "
+                                           f"limit of {MAX_GRID_POINTS:,}: split it into several sweeps")
     exp.complete(fixed, where="grid.fixed")  # names a bad key under fixed: as grid.fixed.KEY
     return [exp.complete({**fixed, **dict(combo)}, where="grid") for combo in itertools.product(*axes)]

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -40,6 +39,7 @@ import pandas as pd
 
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.numbers import show
+from staleness_lab.jsonout import strict
 
 STATUSES = ("ok", "no-plan", "infeasible", "unknown")
 BATCH = "batch"
@@ -177,29 +177,6 @@ class BatchPlan:
             "misses": self.misses if self.status == "ok" else None,
             "total_cost": float(self.total_cost) if self.status == "ok" else None, "solver": self.solver,
         }
-
-
-def strict(value: Any) -> Any:
-    """``value`` made strict-JSON-safe: NA and non-finite floats become None, NumPy scalars and
-    Fractions Python numbers, tuples lists, mapping keys strings (recursively)."""
-    if value is pd.NA:
-        return None
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strict(v) for v in value]
-    item = getattr(value, "item", None)  # numpy scalars
-    if callable(item):
-        return strict(item())
-    try:
-        number = float(value)  # e.g. Fraction
-    except (TypeError, ValueError):
-        return str(value)
-    return number if math.isfinite(number) else None
 
 
 def check_plan(qs: QuerySet, plan: BatchPlan) -> list[str]:

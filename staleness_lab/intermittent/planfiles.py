@@ -29,7 +29,8 @@ from typing import Any
 
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.model import QuerySet
-from staleness_lab.intermittent.plan import BatchPlan, strict
+from staleness_lab.intermittent.plan import BatchPlan
+from staleness_lab.jsonout import strict
 from staleness_lab.provenance import building_directory, provenance_metadata, write_parquet_atomic
 from staleness_lab.tracefiles import check_output_dir
 

@@ -7,17 +7,22 @@ and the rule the value breaks; it returns the value normalised (ints and floats 
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from staleness_lab.errors import InputError
 
 
-def require_int(value: Any, field: str, *, minimum: int | None = None, table: str | None = None) -> int:
-    """An integer (``True`` and ``"2"`` are not), optionally at least ``minimum``."""
+def require_int(
+    value: Any, field: str, *, minimum: int | None = None, maximum: int | None = None, table: str | None = None
+) -> int:
+    """An integer (``True`` and ``"2"`` are not), optionally within ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(field, f"must be an integer, got {_show(value)}", table=table)
     if minimum is not None and value < minimum:
-        raise InputError(field, f"must be >= {minimum}, got {value}", table=table)
+        raise InputError(field, f"must be >= {minimum}, got {_show_int(value)}", table=table)
+    if maximum is not None and value > maximum:
+        raise InputError(field, f"must be <= {maximum:,}, got {_show_int(value)}", table=table)
     return value
 
 
@@ -34,6 +39,8 @@ def require_number(
     """A finite real number (not a bool, not NaN or infinite) within the given bounds."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(field, f"must be a number, got {_show(value)}", table=table)
+    if isinstance(value, int) and abs(value) > _FLOAT_MAX:
+        raise InputError(field, f"integer with {_digits(value)} digits is beyond the float range", table=table)
     number = float(value)
     if not math.isfinite(number):
         raise InputError(field, f"must be a finite number, got {value}", table=table)
@@ -49,10 +56,22 @@ def require_number(
 
 
 def require_str(value: Any, field: str, *, table: str | None = None) -> str:
-    """A non-empty string."""
+    """A non-empty string of valid Unicode (a lone surrogate such as ``"\\ud800"`` is not:
+    it cannot be written as UTF-8 to a trace, a cache key or a report)."""
     if not isinstance(value, str) or not value:
         raise InputError(field, f"must be a non-empty string, got {_show(value)}", table=table)
+    if not is_unicode(value):
+        raise InputError(field, f"must be valid Unicode text, got {_show(value)}", table=table)
     return value
+
+
+def is_unicode(text: str) -> bool:
+    """True when ``text`` encodes as UTF-8 (no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def require_list(value: Any, field: str, *, table: str | None = None, non_empty: bool = True) -> list[Any]:
@@ -85,12 +104,27 @@ def check_keys(
             raise InputError(where, "missing required field", table=table)
 
 
+_FLOAT_MAX = sys.float_info.max
+
+
+def _digits(value: int) -> int:
+    """Decimal digits of ``abs(value)`` without ``str()`` (refused past 4,300 digits)."""
+    return max(1, math.ceil(abs(value).bit_length() * math.log10(2)))
+
+
+def _show_int(value: int) -> str:
+    """An integer as text, or its digit count when it is too long to print in one line."""
+    return str(value) if abs(value) < 10**30 else f"an integer with {_digits(value)} digits"
+
+
 def _fmt(number: float) -> str:
     return f"{number:g}"
 
 
 def _show(value: Any) -> str:
     kind = type(value).__name__
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"{_show_int(value)} ({kind})"
     text = repr(value)
     if len(text) > 40:
         text = text[:37] + "..."

@@ -14,6 +14,15 @@ from staleness_lab.model.table import Table
 from staleness_lab.model.values import require_int, require_number
 
 
+#: The most tracks a workload may declare. At most one job per table runs at a time, so tracks
+#: beyond the number of tables are never used (the engine does not allocate them).
+MAX_TRACKS = 10_000
+#: Seeds are stored as 64-bit integers in traces and Parquet metadata.
+MAX_SEED = 2**63 - 1
+#: Totals (weighted staleness, costs) must stay below this, far from float overflow (1.8e308).
+MAGNITUDE_LIMIT = 1e300
+
+
 @dataclass(frozen=True)
 class Slowdown:
     """Alternating normal and slow periods, starting normal (Golab et al., Sec. 5, type-2 runs).
@@ -60,9 +69,9 @@ class Workload:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "tracks", require_int(self.tracks, "tracks", minimum=1))
+        set_(self, "tracks", require_int(self.tracks, "tracks", minimum=1, maximum=MAX_TRACKS))
         set_(self, "horizon", require_number(self.horizon, "horizon", gt=0))
-        set_(self, "seed", require_int(self.seed, "seed", minimum=0))
+        set_(self, "seed", require_int(self.seed, "seed", minimum=0, maximum=MAX_SEED))
         set_(self, "warmup", require_number(self.warmup, "warmup", ge=0, lt=self.horizon))
         if self.variability is not None:
             set_(self, "variability", require_number(self.variability, "variability", ge=0))
@@ -76,6 +85,7 @@ class Workload:
             raise InputError("tables", "must not be empty")
         set_(self, "tables", tuple(self.tables))
         self._check_tables()
+        self._check_magnitudes()
 
     def _check_tables(self) -> None:
         seen: dict[str, int] = {}
@@ -99,6 +109,35 @@ class Workload:
                         f"must be <= the trailing edge of its sources at time 0 ({edge:g})",
                         table=table.name,
                     )
+
+    def _check_magnitudes(self) -> None:
+        """Refuse weights and costs whose totals would overflow a float (an ``inf`` total is no
+        result): every table's weighted staleness area is at most ``priority * H * (H - F(0))``
+        and one job's cost at most ``(alpha + beta * (H - F(0))) * (1 + b) * slowdown``, with H
+        the horizon (or the last listed arrival, if later); each, and their sum, must stay
+        below :data:`MAGNITUDE_LIMIT`."""
+        end = max([self.horizon, *(t.arrivals[-1][0] for t in self.tables if t.arrivals)])
+        scale = (1.0 + (self.variability or 0.0)) * (self.slowdown.factor if self.slowdown else 1.0)
+        total = 0.0
+        for k, table in enumerate(self.tables):
+            span = end - table.initial_freshness
+            if span * span > MAGNITUDE_LIMIT:
+                field = "horizon" if end == self.horizon else f"tables[{k}].arrivals"
+                raise InputError(field, f"{end:g} makes staleness areas overflow (span {span:g} squared is above "
+                                        f"{MAGNITUDE_LIMIT:g})", table=None if field == "horizon" else table.name)
+            area = table.priority * end * span
+            if not area < MAGNITUDE_LIMIT:
+                raise InputError(f"tables[{k}].priority", f"{table.priority:g} makes the weighted staleness overflow "
+                                 f"(up to {area:g} over horizon {end:g}, above {MAGNITUDE_LIMIT:g})", table=table.name)
+            total += area
+            if not total < MAGNITUDE_LIMIT:
+                raise InputError(f"tables[{k}].priority", f"the total weighted staleness could overflow (up to "
+                                 f"{total:g}, above {MAGNITUDE_LIMIT:g})", table=table.name)
+            cost = (table.alpha + table.beta * span) * scale
+            if not cost < MAGNITUDE_LIMIT:
+                key = "alpha" if table.alpha * scale >= MAGNITUDE_LIMIT / 2 else "beta"
+                raise InputError(f"tables[{k}].{key}", f"{getattr(table, key):g} makes one update's cost overflow "
+                                 f"(up to {cost:g}, above {MAGNITUDE_LIMIT:g})", table=table.name)
 
     # -- structure -------------------------------------------------------------------------
     @cached_property

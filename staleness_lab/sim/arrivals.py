@@ -50,7 +50,22 @@ def arrival_chunks(workload: Workload) -> Iterator[tuple[list[float], list[int],
         order = np.lexsort((who, times))
         if len(order):
             yield times[order].tolist(), who[order].tolist(), data[order].tolist()
-        lo = hi
+            lo = hi
+        else:  # nothing in this window: jump to the next arrival, so a silent horizon never spins
+            lo = max(hi, _next_arrival(period, phase, logs, hi))
+
+
+def _next_arrival(period: np.ndarray, phase: np.ndarray, logs: list[np.ndarray], t: float) -> float:
+    """The earliest arrival time at or after ``t`` of any feed (``inf`` when none is left)."""
+    candidates = [np.inf]
+    if len(period):
+        k = np.maximum(1, np.ceil((t - phase) / period))
+        candidates.append(float(np.min(phase + k * period)))
+    for log in logs:
+        j = int(np.searchsorted(log[:, 0], t, side="left"))
+        if j < len(log):
+            candidates.append(float(log[j, 0]))
+    return min(candidates)
 
 
 def _periodic_window(

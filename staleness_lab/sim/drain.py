@@ -62,18 +62,18 @@ def is_drained(trace: Trace, final: list[float]) -> bool:
     return all(r >= f for r, f in zip(reached, final))
 
 
-def drained_run(workload: Workload, policy: Policy, name: str) -> DrainedRun:
+def drained_run(workload: Workload, policy: Policy, name: str, *, max_events: int | None = None) -> DrainedRun:
     """Run ``policy`` on ``workload`` with the horizon raised until the run drains (see the
     module docstring); a workload with a periodic feed runs once at its own horizon."""
     endless = infinite_feed(workload)
     if endless is not None:
-        return DrainedRun(trace=run(workload, policy, name), drained=False, reason=endless)
+        return DrainedRun(trace=run(workload, policy, name, max_events=max_events), drained=False, reason=endless)
     final = final_freshness(workload)
     last = max(t.arrivals[-1][0] for t in workload.tables if t.arrivals is not None)
     base = max(workload.horizon, last)
     trace = None
     for k in range(MAX_DOUBLINGS + 1):
-        trace = run(workload.with_overrides(horizon=base * 2**k), policy, name)
+        trace = run(workload.with_overrides(horizon=base * 2**k), policy, name, max_events=max_events)
         if is_drained(trace, final):
             return DrainedRun(trace=trace, drained=True)
     assert trace is not None

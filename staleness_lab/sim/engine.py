@@ -45,6 +45,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy, Policy
 from staleness_lab.sim.arrivals import arrival_chunks
+from staleness_lab.sim.size import check_run_size
 from staleness_lab.sim.trace import Trace
 
 _INF = float("inf")
@@ -63,8 +64,12 @@ def policy_stream(seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, 0x706F6C69])
 
 
-def run(workload: Workload, policy: Policy, policy_name: str) -> Trace:
-    """Simulate ``workload`` under ``policy`` over ``[0, horizon]`` and return the trace."""
+def run(workload: Workload, policy: Policy, policy_name: str, *, max_events: int | None = None) -> Trace:
+    """Simulate ``workload`` under ``policy`` over ``[0, horizon]`` and return the trace.
+
+    A run whose estimated events pass ``max_events`` (default: :func:`size.default_max_events`)
+    is refused before it starts, with an :class:`InputError` naming the key that drives it."""
+    check_run_size(workload, max_events)
     bound = policy.bind(workload, policy_stream(workload.seed))
     if not isinstance(bound, BoundPolicy):
         raise InputError("policy", f"bind() must return a BoundPolicy, got {type(bound).__name__}")
@@ -252,7 +257,9 @@ class _Run:
         wake = 2 * n
         events: list[tuple[float, int]] = [(0.0, wake)]
         t_event = 0.0  # the time of events[0], _INF when empty: the loop reads it per instant
-        free = list(range(w.tracks))
+        # one job per table: an order-only policy takes the lowest free track, so tracks past the
+        # n-th are never used and not allocated (the trace is the same); a placement sees them all
+        free = list(range(w.tracks if place is not None else min(w.tracks, n)))
 
         def push_ready(i: int, now: float) -> None:
             v = version[i] + 1
