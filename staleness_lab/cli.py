@@ -22,7 +22,7 @@ from staleness_lab.intermittent.schemes import OBJECTIVES, SCHEMES
 from staleness_lab.model import load_workload
 from staleness_lab.policies import available_policies, parse_options, policy_options
 from staleness_lab.sim.size import check_run_size
-from staleness_lab.tracefiles import check_output_dir, write_trace
+from staleness_lab.tracefiles import check_output_dir, check_trace_dir, write_trace
 
 
 class _Parser(argparse.ArgumentParser):
@@ -195,7 +195,7 @@ def _simulate(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
     options = parse_options(args.policy, args.option)
     if args.trace_out is not None:
-        check_output_dir(args.trace_out, "--trace-out")
+        check_trace_dir(args.trace_out, "--trace-out")
     try:
         given = {key: getattr(args, key) for key in ("tracks", "horizon", "seed") if getattr(args, key) is not None}
         result = simulate(workload, args.policy, options=options, relative=args.relative,

@@ -1,15 +1,30 @@
-"""Writing traces as Parquet with their provenance, atomically."""
+"""Writing traces as Parquet with their provenance, atomically.
+
+A trace is a *pair* of files, ``DIR/jobs.parquet`` and ``DIR/freshness.parquet``, and it is put
+in place as a pair: :func:`write_trace` fills a hidden temporary sibling ``.DIR.*.tmp`` and then
+renames it to ``DIR`` (swapping out an earlier trace pair, see
+:func:`staleness_lab.provenance.replace_directory`), so readers see the old pair or the whole new
+one, never one new file beside an old one. :func:`check_trace_dir` refuses, before any work, a
+``DIR`` that holds anything but such a pair (it would be replaced); :func:`check_output_dir` and
+:func:`check_output_file` check other outputs early.
+"""
 
 from __future__ import annotations
 
 import os
+import secrets
+import shutil
+import stat
 from pathlib import Path
 
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.provenance import write_parquet_atomic
+from staleness_lab.provenance import replace_directory, write_parquet_atomic
 from staleness_lab.sim import Trace
+
+#: The files of one trace, in the order they are written.
+TRACE_FILES = ("jobs.parquet", "freshness.parquet")
 
 
 def _provenance(trace: Trace, version: str) -> dict[bytes, bytes]:
@@ -33,19 +48,119 @@ def check_output_dir(directory: Path, option: str) -> None:
             return
 
 
-def write_trace(trace: Trace, directory: Path, *, version: str) -> list[Path]:
-    """Write ``jobs.parquet`` and ``freshness.parquet`` into ``directory``.
+def check_trace_dir(directory: Path, option: str) -> None:
+    """Fail early (before any work) unless :func:`write_trace` may put a trace pair at ``directory``.
 
-    Each file is written under a temporary name and renamed when complete, so an interrupted
-    write never leaves a file that looks finished. The Parquet metadata carries the workload's
-    hash, the seed, the policy and the package version.
+    ``directory`` may be missing (it is created with its parents), empty, or hold nothing but
+    regular files named ``jobs.parquet`` / ``freshness.parquet`` (an earlier trace, which is
+    replaced as a whole). Anything else in it -- another file, a subdirectory, a symbolic link,
+    even one named like a trace file -- is refused with an :class:`InputError` naming ``option``,
+    since replacing the directory would delete it. A symbolic link to a directory counts as that
+    directory; its parent must be writable, because the new trace is renamed into place.
     """
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = Path(directory)
+    if os.path.islink(directory) and not directory.exists():
+        raise InputError(option, f"{directory}: is a symbolic link to a missing path; give a new or empty directory")
+    check_output_dir(directory, option)
+    target = _target(directory)
+    if not target.name:
+        raise InputError(option, f"{directory}: cannot be replaced (the filesystem root); give a new or empty directory")
+    if not target.exists():
+        return  # created with its parents; check_output_dir saw the nearest existing one is writable
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise InputError(option, f"{directory}: {target.parent} is not writable")
+    try:
+        with os.scandir(target) as entries:
+            names = sorted((e.name, e.name in TRACE_FILES and e.is_file(follow_symlinks=False)) for e in entries)
+    except OSError as err:
+        raise InputError(option, f"{directory}: cannot be read ({err.strerror or err})") from None
+    for name, trace_file in names:
+        if not trace_file:
+            raise InputError(
+                option,
+                f"{directory}: holds files other than a trace pair ({name}); "
+                f"give a new or empty directory or a previous {option} directory",
+            )
+
+
+def check_output_file(path: Path, option: str) -> None:
+    """Fail early (before any work) if ``path`` cannot be a file we write (replace atomically).
+
+    A missing path or an existing regular file is fine when its parent directory exists and is
+    writable or can be created (:func:`check_output_dir`). Refused with an :class:`InputError`
+    naming ``option`` and ``path``: a symbolic link (even to a regular file: replacing it would
+    replace the link, not the file it names), a directory, a device, a FIFO or a socket.
+    """
+    path = Path(path)
+    if os.path.islink(path):
+        raise InputError(option, f"{path}: is a symbolic link; give a regular file or a new path")
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # check_output_dir says what is wrong with the parent, if anything
+    except OSError as err:
+        raise InputError(option, f"{path}: cannot be inspected ({err.strerror or err})") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = (
+            "a directory" if stat.S_ISDIR(mode)
+            else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise InputError(option, f"{path}: is {kind}; give a regular file or a new path")
+    try:
+        check_output_dir(path.parent, option)
+    except InputError as err:
+        raise InputError(option, f"{path}: cannot be written ({err.rule})") from None
+
+
+def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "--trace-out") -> list[Path]:
+    """Write ``jobs.parquet`` and ``freshness.parquet`` into ``directory``, as a pair.
+
+    Both files are written into a hidden temporary sibling ``.NAME.*.tmp`` (created with the
+    user's umask), which then becomes ``directory``: by a rename when ``directory`` is missing
+    or empty, else by swapping out the earlier trace pair (see
+    :func:`~staleness_lab.provenance.replace_directory`). On any exception, KeyboardInterrupt
+    included, the temporary directory is removed and an earlier pair is left untouched. A
+    ``directory`` that holds anything but a trace pair is refused before anything is written
+    (:func:`check_trace_dir`, with ``option`` in the message). The Parquet metadata carries the
+    workload's hash, the seed, the policy and the package version.
+    """
+    directory = Path(directory)
+    check_trace_dir(directory, option)
+    target = _target(directory)
     meta = _provenance(trace, version)
-    written = []
-    for name, frame in (("jobs.parquet", trace.jobs), ("freshness.parquet", trace.freshness)):
-        written.append(_write_atomic(frame, directory / name, meta))
-    return written
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = _make_sibling(target)
+    try:
+        for name, frame in zip(TRACE_FILES, (trace.jobs, trace.freshness)):
+            _write_atomic(frame, work / name, meta)
+        check_trace_dir(directory, option)  # again, just before an earlier directory is swapped out
+        replace_directory(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return [directory / name for name in TRACE_FILES]
+
+
+def _target(directory: Path) -> Path:
+    """The directory to replace: absolute, with symbolic links (``directory`` itself included)
+    resolved, so the rename happens next to the real directory and never replaces a link."""
+    return Path(os.path.realpath(directory))
+
+
+def _make_sibling(target: Path) -> Path:
+    """A new hidden directory ``.NAME.<random>.tmp`` beside ``target``. ``os.mkdir`` with mode
+    0o777 gives it the permissions the user's umask allows (``mkdtemp`` would make it 0o700)."""
+    for _ in range(100):
+        work = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            os.mkdir(work, 0o777)
+        except FileExistsError:
+            continue
+        return work
+    raise FileExistsError(f"no unused temporary name beside {target}")
 
 
 def _write_atomic(frame: pd.DataFrame, path: Path, meta: dict[bytes, bytes]) -> Path:

@@ -5,8 +5,9 @@ compares policies over a sweep; ``bound_vs_observed(frame, ...)`` sets a theorem
 what was observed; ``batch_gantt(plan)`` draws an intermittent-query plan with its deadlines.
 ``schedules_gantt(...)`` stacks schedules of one workload (an engine run beside the exact
 optimum) and ``ratio_vs_bound(frame, ...)`` sets a sweep's observed ratios against a bound
-(Bateni et al.). ``use_offline_renderer()`` makes figures display without network access, in
-JupyterLab and in the HTML reports.
+(Bateni et al.). ``styled(frame, ...)`` is a pandas Styler with every text HTML-escaped (the
+one way the notebooks show formatted tables). ``use_offline_renderer()`` makes figures display
+without network access, in JupyterLab and in the HTML reports.
 """
 
 from staleness_lab.viz.figures import (
@@ -19,6 +20,7 @@ from staleness_lab.viz.figures import (
 from staleness_lab.viz.bateni import ratio_vs_bound, schedules_gantt
 from staleness_lab.viz.offline import use_offline_renderer
 from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
+from staleness_lab.viz.tables import styled
 
 __all__ = [
     "TEMPLATE",
@@ -32,5 +34,6 @@ __all__ = [
     "ratio_vs_bound",
     "schedules_gantt",
     "staleness_curves",
+    "styled",
     "use_offline_renderer",
 ]

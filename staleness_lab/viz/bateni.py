@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from staleness_lab.viz.figures import TIME_TITLE, _colors, _figure, _label, _require_columns
+from staleness_lab.viz.figures import TIME_TITLE, _colors, _figure, _label, _markup, _require_columns
 
 
 def _finish(frame: pd.DataFrame) -> str:
@@ -51,7 +51,7 @@ def schedules_gantt(schedules: Mapping[str, pd.DataFrame], *, title: str,
                 y=[f"{label} · track {int(k)}" for k in mine["track"]],
                 marker=dict(color=colors[name], line=dict(color="white", width=0.5)),
                 customdata=np.column_stack([mine["start"], mine[end]]),
-                hovertemplate=(f"<b>{name}</b> (%{{y}})<br>start %{{customdata[0]:.6g}}, "
+                hovertemplate=(f"<b>{_markup(name)}</b> (%{{y}})<br>start %{{customdata[0]:.6g}}, "
                                "finish %{customdata[1]:.6g}<extra></extra>"),
             ))
             shown.add(name)
@@ -77,7 +77,7 @@ def ratio_vs_bound(frame: pd.DataFrame, x: str, observed: str, *, color: str, ti
         fig.add_trace(go.Scatter(
             name=name, x=[labels[v] for v in part[x]], y=part[observed].to_numpy(dtype=float), mode="markers",
             marker=dict(color=shade, size=6, opacity=0.6),
-            hovertemplate=f"<b>{name}</b> {x} %{{x}}: %{{y:.5g}}<extra></extra>",
+            hovertemplate=f"<b>{_markup(name)}</b> {x} %{{x}}: %{{y:.5g}}<extra></extra>",
         ))
     if bound is not None:
         finite = frame[np.isfinite(frame[bound].to_numpy(dtype=float))]

@@ -8,6 +8,7 @@ staleness sawtooth joins ``t - F_i(t)`` at the update instants) and, in
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -88,6 +89,13 @@ def _label(value: Any) -> str:
     return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
 
 
+def _markup(text: object) -> str:
+    """``text`` for plotly's HTML-like labels (hover templates): ``&``, ``<`` and ``>`` as entities,
+    which plotly shows as the characters, so a table name like ``<b>x</b>`` stays text. Quotes
+    stay as they are (plotly knows no ``&quot;``)."""
+    return html.escape(str(text), quote=False)
+
+
 def _colors(names: Iterable[str]) -> dict[str, str]:
     return {name: COLORWAY[k % len(COLORWAY)] for k, name in enumerate(names)}
 
@@ -148,7 +156,7 @@ def gantt(trace: Trace, window: tuple[float, float] | None = None) -> go.Figure:
                 marker=dict(color=color, line=dict(color="white", width=0.5)),
                 customdata=custom,
                 hovertemplate=(
-                    f"<b>{name}</b> on %{{y}}<br>"
+                    f"<b>{_markup(name)}</b> on %{{y}}<br>"
                     "data (%{customdata[0]:.4g}, %{customdata[1]:.4g}]<br>"
                     "release %{customdata[2]:.4g}<br>"
                     "start %{customdata[3]:.4g}, finish %{customdata[4]:.4g}<br>"
@@ -190,7 +198,7 @@ def staleness_curves(trace: Trace, tables: Sequence[str] | None = None) -> go.Fi
                 y=x - f,
                 mode="lines",
                 line=dict(color=colors[name], width=1.5),
-                hovertemplate=f"<b>{name}</b><br>t %{{x:.4g}}<br>S %{{y:.4g}}<extra></extra>",
+                hovertemplate=f"<b>{_markup(name)}</b><br>t %{{x:.4g}}<br>S %{{y:.4g}}<extra></extra>",
             )
         )
     fig.update_xaxes(range=[0.0, w.horizon])
@@ -309,7 +317,7 @@ def metric_vs_utilization(
                 legendgroup=name,
                 customdata=np.column_stack([stats["low"], stats["high"], stats["n"].fillna(0)]),
                 hovertemplate=(
-                    f"<b>{name}</b> %{{y:.4g}} "
+                    f"<b>{_markup(name)}</b> %{{y:.4g}} "
                     f"({band} %{{customdata[0]:.4g}}..%{{customdata[1]:.4g}}, %{{customdata[2]}} seeds)<extra></extra>"
                 ),
             )

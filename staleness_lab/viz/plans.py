@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from staleness_lab.errors import InputError
-from staleness_lab.viz.figures import _colors, _figure
+from staleness_lab.viz.figures import _colors, _figure, _markup
 
 SECONDS_TITLE = "time (s)"
 
@@ -49,7 +49,7 @@ def batch_gantt(plan: Any, window: tuple[float, float] | None = None, title: str
                 y=[executors[k] for k in rows["executor"]],
                 marker=dict(color=color, pattern=dict(shape=pattern), line=dict(color="white", width=0.5)),
                 customdata=custom,
-                hovertemplate=(f"<b>{name}</b> on %{{y}}<br>{what}<br>start %{{customdata[2]:.4g}}, "
+                hovertemplate=(f"<b>{_markup(name)}</b> on %{{y}}<br>{what}<br>start %{{customdata[2]:.4g}}, "
                                "end %{customdata[3]:.4g}<br>cost %{customdata[4]:.4g} s<extra></extra>"),
             ))
         row = queries[queries["query"] == name].iloc[0]
@@ -58,7 +58,7 @@ def batch_gantt(plan: Any, window: tuple[float, float] | None = None, title: str
             fig.add_trace(go.Scatter(
                 x=[row["completion"]], y=[executors[0]], mode="markers", legendgroup=name, showlegend=False,
                 marker=dict(symbol="x", size=11, color=color, line=dict(width=1, color="black")),
-                hovertemplate=f"<b>{name}</b> late: done %{{x:.4g}}, due {row['deadline']:.4g}<extra></extra>",
+                hovertemplate=f"<b>{_markup(name)}</b> late: done %{{x:.4g}}, due {row['deadline']:.4g}<extra></extra>",
             ))
     if window is not None:
         if not window[0] < window[1]:
