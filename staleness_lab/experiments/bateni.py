@@ -51,6 +51,7 @@ from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.experiments import bateni_generators as gen
 from staleness_lab.experiments.registry import Param, check_choice, experiment
 from staleness_lab.model import dump_workload, parse_workload
+from staleness_lab.model.workload import MAX_SEED
 from staleness_lab.theory.bateni.bounds import (STRETCH_BOUND, STRETCH_PAPER_FIGURE, WEIGHTED_FACTOR,
                                                 in_theorem_range, stretch_derived,
                                                 weighted_factor_derived)
@@ -77,6 +78,21 @@ OBJECTIVES = ("penalty", "alg-opt")
 X4_KINDS = ("quasiperiodic", "e3", "e4")
 #: Where X3 saves a bound breaker (``bateni-found-*.yaml``).
 FOUND_DIR = "data/workloads"
+
+#: Parameter bounds. X1 and X4 (no optimum) take up to MAX_TABLES tables of MAX_RELEASES
+#: releases (about 5 * 10^5 updates, minutes through every policy and the check suite); the
+#: exact optimum takes at most 200 updates in all
+#: (:data:`staleness_lab.optimize.staleness_optimum.MAX_UPDATES`), so its experiments (and X3,
+#: whose alg-opt search solves it at every step) take t and n up to OPT_UPDATES each.
+MAX_TABLES = 256
+MAX_RELEASES = 2000
+OPT_UPDATES = 200
+#: Group k of X4/X5 has B_k = 4^k B: six groups reach 4^5 = 1024 B.
+MAX_GROUPS = 6
+MAX_B = 1e6
+MAX_STEPS = 1000
+#: The optimum's wall-clock limit per solve (the profiles use 1-10 s).
+MAX_TIME_LIMIT = 600.0
 
 
 def policy_options(policy: str) -> dict[str, Any]:
@@ -126,8 +142,6 @@ def theorem_3_1_row(report: CheckReport) -> dict[str, Any]:
 
 
 def _check_instance(t: int, p: int, x: float, alphas: str, kind: str, n: int) -> None:
-    check_choice(kind, gen.KINDS, "kind")
-    check_choice(alphas, gen.ALPHA_MODES, "alphas")
     if not 1 <= p <= t:
         raise InputError("p", f"must satisfy 1 <= p <= t = {t}, got {p}")
     if n < 1:
@@ -138,14 +152,25 @@ def _check_instance(t: int, p: int, x: float, alphas: str, kind: str, n: int) ->
 
 # -- X1 ------------------------------------------------------------------------------------------
 
+_SEED = Param("seed", int, 0, "seed of the instance", ge=0, le=MAX_SEED)
+_TIME_LIMIT = Param("time_limit", float, 10.0, "the optimum's wall-clock limit (s)", gt=0, le=MAX_TIME_LIMIT)
 _INSTANCE = (
-    Param("t", int, 4, "tables"),
-    Param("p", int, 1, "processors (tracks), 1 <= p <= t"),
-    Param("x", float, 0.1, "load factor x = alpha t / p, alpha = max alpha_i"),
-    Param("alphas", str, "equal", "equal (every alpha_i = alpha) or uniform (U(0, alpha] beside one table at alpha)"),
-    Param("kind", str, "poisson", "arrivals: poisson, periodic, bursty, big-then-tiny or quasiperiodic"),
-    Param("n", int, 12, "releases per table"),
-    Param("seed", int, 0, "seed of the instance"),
+    Param("t", int, 4, "tables", ge=1, le=MAX_TABLES),
+    Param("p", int, 1, "processors (tracks), 1 <= p <= t", ge=1, le=MAX_TABLES),
+    Param("x", float, 0.1, "load factor x = alpha t / p, alpha = max alpha_i", gt=0),
+    Param("alphas", str, "equal", "equal (every alpha_i = alpha) or uniform (U(0, alpha] beside one table at alpha)",
+          choices=gen.ALPHA_MODES),
+    Param("kind", str, "poisson", "arrivals: poisson, periodic, bursty, big-then-tiny or quasiperiodic", choices=gen.KINDS),
+    Param("n", int, 12, "releases per table", ge=1, le=MAX_RELEASES),
+    _SEED,
+)
+#: X2's instance: as X1's, sized for the exact optimum (t n <= 200 updates).
+_OPT_INSTANCE = (
+    Param("t", int, 4, "tables", ge=1, le=OPT_UPDATES),
+    Param("p", int, 1, "processors (tracks), 1 <= p <= t", ge=1, le=OPT_UPDATES),
+    *_INSTANCE[2:5],
+    Param("n", int, 4, "releases per table", ge=1, le=OPT_UPDATES),
+    _SEED,
 )
 
 
@@ -201,8 +226,7 @@ def float_ties(report: CheckReport) -> int:
     return ties
 
 
-@experiment("bateni-x2", *_INSTANCE[:5], Param("n", int, 4, "releases per table"), _INSTANCE[6],
-            Param("time_limit", float, 10.0, "the optimum's wall-clock limit (s)"))
+@experiment("bateni-x2", *_OPT_INSTANCE, _TIME_LIMIT)
 def x2(t: int, p: int, x: float, alphas: str, kind: str, n: int, seed: int, time_limit: float) -> pd.DataFrame:
     """X2 (digest §5): every policy of X1 against the exact optimum on one small instance:
     X(ALG)/X(OPT), X(OPT)/(LOW/2) and whether the policy attains OPT (decided when proven)."""
@@ -305,15 +329,15 @@ def save_breaker(s: Scored, objective: str, policy: str, seed: int) -> str:
 
 @experiment(
     "bateni-x3",
-    Param("objective", str, "penalty", "penalty (penalty/LOW over R*) or alg-opt (X(ALG)/X(OPT))"),
-    Param("policy", str, "myopic", "the eager policy searched against"),
-    Param("t", int, 3, "tables"),
-    Param("p", int, 1, "processors (tracks), 1 <= p <= t; p = t gives lock waits (digest A1)"),
-    Param("n", int, 4, "releases per table"),
-    Param("x", float, 0.3, "the load cap: every alpha_i <= x p / t"),
-    Param("steps", int, 40, "hill-climbing steps of this restart"),
-    Param("seed", int, 0, "seed of the start instance and of the moves"),
-    Param("time_limit", float, 10.0, "the optimum's wall-clock limit (s), alg-opt only"),
+    Param("objective", str, "penalty", "penalty (penalty/LOW over R*) or alg-opt (X(ALG)/X(OPT))", choices=OBJECTIVES),
+    Param("policy", str, "myopic", "the eager policy searched against", choices=EAGER),
+    Param("t", int, 3, "tables", ge=1, le=OPT_UPDATES),
+    Param("p", int, 1, "processors (tracks), 1 <= p <= t; p = t gives lock waits (digest A1)", ge=1, le=OPT_UPDATES),
+    Param("n", int, 4, "releases per table", ge=1, le=OPT_UPDATES),
+    Param("x", float, 0.3, "the load cap: every alpha_i <= x p / t", gt=0),
+    Param("steps", int, 40, "hill-climbing steps of this restart", ge=0, le=MAX_STEPS),
+    Param("seed", int, 0, "seed of the start instance and of the moves", ge=0, le=MAX_SEED),
+    Param("time_limit", float, 10.0, "the optimum's wall-clock limit (s), alg-opt only", gt=0, le=MAX_TIME_LIMIT),
 )
 def x3(objective: str, policy: str, t: int, p: int, n: int, x: float, steps: int, seed: int,
        time_limit: float) -> pd.DataFrame:
@@ -324,6 +348,8 @@ def x3(objective: str, policy: str, t: int, p: int, n: int, x: float, steps: int
     breaks a bound whose preconditions are all met (eager run, 0 <= x < (√3−1)/2, p <= t,
     α <= 1) is saved as ``data/workloads/bateni-found-*.yaml`` (:func:`save_breaker`); none is
     expected, since Theorem 3.1 is proved (its errata concern proof steps, not the statement)."""
+    # kept beside the Params' choices: a direct call would otherwise fail on OBJECTIVES.index or
+    # search against a non-eager policy
     check_choice(objective, OBJECTIVES, "objective")
     check_choice(policy, EAGER, "policy")
     _check_instance(t, p, x, "uniform", "poisson", n)
@@ -393,21 +419,22 @@ def stretch_row(report: CheckReport) -> dict[str, Any]:
 @experiment(
     "bateni-x4",
     Param("kind", str, "quasiperiodic", "quasiperiodic (g groups), e3 (one table: a long then a tiny update) "
-          "or e4 (p = 1 < g = 2: a periodic table and one long update)"),
-    Param("g", int, 2, "groups (quasiperiodic)"),
-    Param("B", float, 1.0, "group 0's B; group k's is 4^k B (e3/e4: their time scale)"),
-    Param("per_group", int, 4, "tables per group (quasiperiodic)"),
-    Param("p", int, 4, "processors (quasiperiodic; e3 and e4 use 1)"),
-    Param("factor", float, 1.0, "alpha as a multiple of min((p-g)/(8t), 1/8) (quasiperiodic)"),
-    Param("n", int, 12, "releases per table (quasiperiodic)"),
-    Param("seed", int, 0, "seed of the instance"),
+          "or e4 (p = 1 < g = 2: a periodic table and one long update)", choices=X4_KINDS),
+    Param("g", int, 2, "groups (quasiperiodic)", ge=1, le=MAX_GROUPS),
+    # B >= 0.02: two steps of the 0.01 release grid, so that [B/2, B] holds a length
+    Param("B", float, 1.0, "group 0's B; group k's is 4^k B (e3/e4: their time scale)", ge=0.02, le=MAX_B),
+    Param("per_group", int, 4, "tables per group (quasiperiodic)", ge=1, le=MAX_TABLES),
+    Param("p", int, 4, "processors (quasiperiodic; e3 and e4 use 1)", ge=1, le=MAX_TABLES),
+    Param("factor", float, 1.0, "alpha as a multiple of min((p-g)/(8t), 1/8) (quasiperiodic)", gt=0),
+    Param("n", int, 12, "releases per table (quasiperiodic)", ge=1, le=MAX_RELEASES),
+    _SEED,
 )
 def x4(kind: str, g: int, B: float, per_group: int, p: int, factor: float, n: int, seed: int) -> pd.DataFrame:
     """X4 (digest §5): stretch of GROUPANDRUN, MYOPIC on all p and the other eager policies:
     max stretch against 3, 2.625 and 1 + (1+7α)/3 (Theorem 4.3), ω/B and θ/B against 1/6
     (Lemma 4.2); GROUPANDRUN's row says ``infeasible`` (p <= g) or ``refused`` (a table
     quasiperiodic for no B) where it cannot run."""
-    check_choice(kind, X4_KINDS, "kind")
+    check_choice(kind, X4_KINDS, "kind")  # kept beside the Param's choices: x4_instance needs X4_KINDS.index
     if kind == "quasiperiodic" and (g < 1 or per_group < 1 or p <= g or n < 1 or not factor > 0):
         raise InputError("p", f"needs g, per_group, n >= 1, factor > 0 and p > g; got g = {g}, per_group = {per_group}, "
                               f"p = {p}, n = {n}, factor = {factor}")
@@ -431,14 +458,14 @@ def x4(kind: str, g: int, B: float, per_group: int, p: int, factor: float, n: in
 
 @experiment(
     "bateni-x5",
-    Param("g", int, 1, "groups"),
-    Param("per_group", int, 2, "tables per group"),
-    Param("p", int, 2, "processors, p > g"),
-    Param("n", int, 4, "releases per table"),
-    Param("factor", float, 1.0, "alpha as a multiple of min((p-g)/(8t), 1/8)"),
-    Param("zipf_s", float, 1.0, "Zipf exponent of the weights"),
-    Param("seed", int, 0, "seed of the instance"),
-    Param("time_limit", float, 10.0, "the optimum's wall-clock limit (s)"),
+    Param("g", int, 1, "groups", ge=1, le=MAX_GROUPS),
+    Param("per_group", int, 2, "tables per group", ge=1, le=OPT_UPDATES),
+    Param("p", int, 2, "processors, p > g", ge=1, le=OPT_UPDATES),
+    Param("n", int, 4, "releases per table", ge=1, le=OPT_UPDATES),
+    Param("factor", float, 1.0, "alpha as a multiple of min((p-g)/(8t), 1/8)", gt=0),
+    Param("zipf_s", float, 1.0, "Zipf exponent of the weights", ge=0),
+    _SEED,
+    _TIME_LIMIT,
 )
 def x5(g: int, per_group: int, p: int, n: int, factor: float, zipf_s: float, seed: int, time_limit: float) -> pd.DataFrame:
     """X5 (digest §5): GROUPANDRUN against weighted max-benefit (and MYOPIC) with Zipf weights:
@@ -446,6 +473,12 @@ def x5(g: int, per_group: int, p: int, n: int, factor: float, zipf_s: float, see
     optimum against 4.5."""
     if g < 1 or per_group < 1 or p <= g or n < 1 or not factor > 0:
         raise InputError("p", f"needs g, per_group, n >= 1, factor > 0 and p > g; got g = {g}, p = {p}")
+    t = g * per_group
+    with np.errstate(over="ignore"):
+        lightest = round(float(1.0 / np.int64(t) ** zipf_s), 4)  # the weight of rank t, as zipf_weights rounds it
+    if not lightest > 0:
+        raise InputError("zipf_s", f"gives the lightest of the t = g * per_group = {t} tables weight 1/{t}^{zipf_s:g}, "
+                                   f"0 at 4 decimal places: needs {t}^zipf_s <= 20000, got {zipf_s:g}")
     data = x4_instance("quasiperiodic", g, 1.0, per_group, p, factor, n, seed)
     rng = np.random.default_rng([seed, g, per_group, 5])
     weights = gen.zipf_weights(len(data["tables"]), rng, zipf_s)
@@ -472,12 +505,12 @@ def x5(g: int, per_group: int, p: int, n: int, factor: float, zipf_s: float, see
 
 @experiment(
     "bateni-frontier",
-    Param("x", float, 0.5, "load factor"),
-    Param("p", int, 1, "processors"),
-    Param("t", int, 2, "tables"),
-    Param("n", int, 4, "releases per table"),
-    Param("seed", int, 0, "seed of the instance (poisson arrivals, uniform alpha_i)"),
-    Param("time_limit", float, 10.0, "the optimum's wall-clock limit (s)"),
+    Param("x", float, 0.5, "load factor", gt=0),
+    Param("p", int, 1, "processors", ge=1, le=OPT_UPDATES),
+    Param("t", int, 2, "tables", ge=1, le=OPT_UPDATES),
+    Param("n", int, 4, "releases per table", ge=1, le=OPT_UPDATES),
+    Param("seed", int, 0, "seed of the instance (poisson arrivals, uniform alpha_i)", ge=0, le=MAX_SEED),
+    _TIME_LIMIT,
 )
 def frontier(x: float, p: int, t: int, n: int, seed: int, time_limit: float) -> pd.DataFrame:
     """The optimum on one random instance of t tables × n releases: proven or not within the

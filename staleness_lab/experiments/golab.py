@@ -66,8 +66,9 @@ from staleness_lab.experiments.generators import (
     scale_to_utilization,
     two_classes,
 )
-from staleness_lab.experiments.registry import Param, check_choice, experiment
+from staleness_lab.experiments.registry import Param, experiment
 from staleness_lab.model import Slowdown, Workload
+from staleness_lab.model.workload import MAX_SEED, MAX_TRACKS
 
 #: Table 2 of the paper.
 N_TABLES = 30
@@ -239,16 +240,25 @@ def run_point(workload: Workload, utilization: float, policy: str, options: dict
 
 # -- the figures ----------------------------------------------------------------------------
 
-_U = Param("utilization", float, 0.9, "offered utilization per track, m * sum_i E_i(P_i)/P_i / N")
-_SEED = Param("seed", int, 0, "seed of the phases and of the random costs")
+_U = Param("utilization", float, 0.9, "offered utilization per track, m * sum_i E_i(P_i)/P_i / N", gt=0)
+_SEED = Param("seed", int, 0, "seed of the phases and of the random costs", ge=0, le=MAX_SEED)
+#: The longest horizon a row may ask for, as a multiple of the figure's ``full`` horizon (10^6
+#: events per scheduled run): ten times that is ~10^7 events, minutes of simulation per row.
+HORIZON_CAP = 10
 
 
 def _horizon_param(figure: str) -> Param:
-    return Param("horizon", float, horizon(figure, "standard"), "simulated time (both runs integrate over [0, horizon])")
+    return Param("horizon", float, horizon(figure, "standard"),
+                 "simulated time (both runs integrate over [0, horizon])", gt=0, le=HORIZON_CAP * horizon(figure, "full"))
+
+
+def _tracks_param(default: int, doc: str) -> Param:
+    return Param("tracks", int, default, doc, ge=1, le=MAX_TRACKS)
 
 
 def _s_param() -> Param:
-    return Param("S", float, S_DEFAULT, "slowdown factor of the slow periods (type 2: work-rate multiplier 2)")
+    # S = 1 (no slowdown) or S >= 2; S in (1, 2) is refused by type2_slowdown (one line naming S)
+    return Param("S", float, S_DEFAULT, "slowdown factor of the slow periods (type 2: work-rate multiplier 2)", ge=1)
 
 
 FIG5_POLICIES = ["edf-p", "max-benefit"]
@@ -278,9 +288,9 @@ FIG11_VARIANTS: dict[str, tuple[bool, str]] = {
 
 @experiment(
     "golab-fig4",
-    Param("S", float, 3.0, "slowdown factor of the slow periods (type 2: 1000 normal, 1000*S/(S-2) slow)"),
+    Param("S", float, 3.0, "slowdown factor of the slow periods (type 2: 1000 normal, 1000*S/(S-2) slow)", ge=1),
     _U, _SEED, _horizon_param("fig4"),
-    Param("tracks", int, TRACKS, "number of tracks (the global queue runs over all of them)"),
+    _tracks_param(TRACKS, "number of tracks (the global queue runs over all of them)"),
 )
 def fig4(S: float, utilization: float, seed: int, horizon: float, tracks: int) -> pd.DataFrame:
     """Fig. 4: Max Benefit on 30 identical Table-2 tables, one curve per slowdown factor S.
@@ -293,21 +303,20 @@ def fig4(S: float, utilization: float, seed: int, horizon: float, tracks: int) -
     return run_point(w, utilization, "max-benefit")
 
 
-@experiment("golab-fig5", Param("policy", str, "max-benefit", "edf-p or max-benefit"), _U, _SEED,
-            _horizon_param("fig5"), _s_param())
+@experiment("golab-fig5", Param("policy", str, "max-benefit", "edf-p or max-benefit", choices=tuple(FIG5_POLICIES)),
+            _U, _SEED, _horizon_param("fig5"), _s_param())
 def fig5(policy: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
     """Fig. 5: EDF-P against Max Benefit on two classes of 15 tables, beta 0.1 and beta 0.01.
 
     Classes differ only in beta (the text's "ten times faster" is read as the beta = 0.01
     class, spec Sec. 6 item 9); alpha 1, period 100, priority 1; type-2 slowdown."""
-    check_choice(policy, FIG5_POLICIES, "policy")
     w = two_classes(N_TABLES // 2, {"beta": 0.1}, {"beta": 0.01}, tracks=TRACKS, horizon=horizon, seed=seed,
                     variability=VARIABILITY, slowdown=type2_slowdown(S))
     return run_point(w, utilization, policy)
 
 
-@experiment("golab-fig6", Param("policy", str, "max-benefit", ", ".join(FIG6_POLICIES)), _U, _SEED,
-            _horizon_param("fig6"), Param("tracks", int, 5, "number of tracks (the paper: 5)"))
+@experiment("golab-fig6", Param("policy", str, "max-benefit", ", ".join(FIG6_POLICIES), choices=tuple(FIG6_POLICIES)),
+            _U, _SEED, _horizon_param("fig6"), _tracks_param(5, "number of tracks (the paper: 5)"))
 def fig6(policy: str, utilization: float, seed: int, horizon: float, tracks: int) -> pd.DataFrame:
     """Fig. 6: global Max Benefit, Random, EDF-Partitioned and Proportional on 30 identical
     tables, no slowdown, 5 tracks.
@@ -315,28 +324,28 @@ def fig6(policy: str, utilization: float, seed: int, horizon: float, tracks: int
     Partitioners use the default options (Max Benefit basic algorithm, non-aggressive,
     Proportional with k = 1 and all tracks). Above U = 6/7 the EDF packing needs 6 tracks:
     those points are infeasible rows."""
-    check_choice(policy, FIG6_POLICIES, "policy")
     w = identical_tables(N_TABLES, period=PERIOD, alpha=ALPHA, beta=BETA, tracks=tracks, horizon=horizon, seed=seed,
                          variability=VARIABILITY)
     return run_point(w, utilization, policy)
 
 
-@experiment("golab-fig7", Param("policy", str, "max-benefit", ", ".join(FIG7_POLICIES)), _U, _SEED,
-            _horizon_param("fig7"), _s_param())
+@experiment("golab-fig7", Param("policy", str, "max-benefit", ", ".join(FIG7_POLICIES), choices=tuple(FIG7_POLICIES)),
+            _U, _SEED, _horizon_param("fig7"), _s_param())
 def fig7(policy: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
     """Fig. 7: Max Benefit against EDF and Random on two classes of 15 Table-2 tables, priority
     1 and priority 10; type-2 slowdown.
 
     EDF-P and Max Benefit with Lookahead run too: the paper reports that they did not differ
     measurably from Max Benefit (acceptance check 15)."""
-    check_choice(policy, FIG7_POLICIES, "policy")
     w = two_classes(N_TABLES // 2, {"priority": 1.0}, {"priority": 10.0}, tracks=TRACKS, horizon=horizon, seed=seed,
                     variability=VARIABILITY, slowdown=type2_slowdown(S))
     return run_point(w, utilization, policy)
 
 
-@experiment("golab-fig8", Param("inheritance", str, "none", ", ".join(FIG8_INHERITANCE)), _U, _SEED,
-            _horizon_param("fig8"), _s_param(), Param("plus", float, 2.0, "factor K of max-plus inheritance"))
+@experiment("golab-fig8",
+            Param("inheritance", str, "none", ", ".join(FIG8_INHERITANCE), choices=tuple(FIG8_INHERITANCE)),
+            _U, _SEED, _horizon_param("fig8"), _s_param(),
+            Param("plus", float, 2.0, "factor K of max-plus inheritance", gt=1))
 def fig8(inheritance: str, utilization: float, seed: int, horizon: float, S: float, plus: float) -> pd.DataFrame:
     """Fig. 8: Max Benefit with each priority inheritance mode on 30 chains of depth 3.
 
@@ -344,7 +353,6 @@ def fig8(inheritance: str, utilization: float, seed: int, horizon: float, S: flo
     table alpha 1, beta 0.1, a view's period that of its base (100). 30 chains rather than
     "30 jobs" so that the three top priorities come in equal numbers (spec Sec. 6 item 7);
     max-plus is the recursive reading with K = ``plus`` (item 6); type-2 slowdown."""
-    check_choice(inheritance, FIG8_INHERITANCE, "inheritance")
     w = chains(N_TABLES, 3, priorities=((0.001,), (1.0,), (1.0, 10.0, 100.0)), period=PERIOD, alpha=ALPHA, beta=BETA,
                tracks=TRACKS, horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S))
     options: dict[str, Any] = {"inheritance": inheritance}
@@ -358,36 +366,34 @@ def _fig9_workload(horizon: float, seed: int, S: float) -> Workload:
                        tracks=TRACKS, horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S))
 
 
-@experiment("golab-fig9", Param("policy", str, "max-benefit", ", ".join(FIG9_POLICIES)), _U, _SEED,
-            _horizon_param("fig9"), _s_param())
+@experiment("golab-fig9", Param("policy", str, "max-benefit", ", ".join(FIG9_POLICIES), choices=tuple(FIG9_POLICIES)),
+            _U, _SEED, _horizon_param("fig9"), _s_param())
 def fig9(policy: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
     """Fig. 9: global Max Benefit, EDF-Partitioned and Proportional on 15 short tables (period
     100, priority 100) and 15 long ones (period 10 000, priority 1); type-2 slowdown.
 
     Both partitioners are non-aggressive with Max Benefit as basic algorithm; Proportional
     clusters with k = 1 (period rule) and uses M = ceil(U)/U ("basic")."""
-    check_choice(policy, FIG9_POLICIES, "policy")
     return run_point(_fig9_workload(horizon, seed, S), utilization, policy, FIG9_OPTIONS[policy])
 
 
-@experiment("golab-fig10", Param("variant", str, "all", ", ".join(FIG10_VARIANTS)), _U, _SEED,
-            _horizon_param("fig10"), _s_param())
+@experiment("golab-fig10", Param("variant", str, "all", ", ".join(FIG10_VARIANTS), choices=tuple(FIG10_VARIANTS)),
+            _U, _SEED, _horizon_param("fig10"), _s_param())
 def fig10(variant: str, utilization: float, seed: int, horizon: float, S: float) -> pd.DataFrame:
     """Fig. 10: Proportional on the Fig. 9 workload: "basic" (M = ceil(U)/U, non-aggressive),
     "all" (M = N/U, non-aggressive) and "all, aggressive"; k = 1, Max Benefit basic algorithm."""
-    check_choice(variant, FIG10_VARIANTS, "variant")
     return run_point(_fig9_workload(horizon, seed, S), utilization, "proportional", FIG10_VARIANTS[variant])
 
 
-@experiment("golab-fig11", Param("variant", str, "chopping", ", ".join(FIG11_VARIANTS)), _U, _SEED,
-            _horizon_param("fig11"), _s_param(), Param("chop", float, 3.0, "chopping factor c (a job loads <= c periods)"))
+@experiment("golab-fig11", Param("variant", str, "chopping", ", ".join(FIG11_VARIANTS), choices=tuple(FIG11_VARIANTS)),
+            _U, _SEED, _horizon_param("fig11"), _s_param(),
+            Param("chop", float, 3.0, "chopping factor c (a job loads <= c periods)", ge=1))
 def fig11(variant: str, utilization: float, seed: int, horizon: float, S: float, chop: float) -> pd.DataFrame:
     """Fig. 11: Max Benefit with and without update chopping (c = 3) on 30 chains of depth 2
     (base priority 1, view priority 10); type-2 slowdown.
 
     The paper does not say whether inheritance was on; the plain curves have none, the two
     extra curves repeat them with Max inheritance (spec Sec. 6 item 12)."""
-    check_choice(variant, FIG11_VARIANTS, "variant")
     chopped, inheritance = FIG11_VARIANTS[variant]
     w = chains(N_TABLES, 2, priorities=((1.0,), (10.0,)), period=PERIOD, alpha=ALPHA, beta=BETA, tracks=TRACKS,
                horizon=horizon, seed=seed, variability=VARIABILITY, slowdown=type2_slowdown(S),

@@ -56,7 +56,9 @@ from staleness_lab.intermittent.deadlines import c7, with_deadlines
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.numbers import exact as exact_number
 from staleness_lab.intermittent.plan import BatchPlan
+from staleness_lab.intermittent.single import MAX_TUPLES as EXACT_MAX_TUPLES
 from staleness_lab.intermittent.single import algorithm1, exact
+from staleness_lab.model.workload import MAX_SEED
 
 PROFILES = ("quick", "standard", "full")
 RATE_PROFILES = PROFILES_OF_RATE
@@ -66,6 +68,16 @@ FIG7_RHOS = (0.8, 0.6, 0.4, 0.2, 0.1)
 SYNTHETIC = "data/intermittent/tpch13-synthetic.yaml"
 #: The CP-SAT rows' deterministic time limit per phase (solver "deterministic seconds").
 DETERMINISTIC_TIME = {"quick": 1.0, "standard": 2.0, "full": 10.0}
+#: The 13 queries of the synthetic set, in its order (``paper_queries().names``).
+QUERIES = ("Q1", "Q3", "Q4", "Q6", "Q9", "Q10", "Q12", "Q14", "Q19", "CQ1", "CQ2", "CQ3", "CQ4")
+FIG6_SCHEMES = ("algorithm1", "optimal")
+WINDOWS = ("same", "random")
+COST_KINDS = ("linear", "concave")
+#: Parameter bounds: CP-SAT's deterministic limit per phase (the profiles use 1-10), and the
+#: A5 instances the optimum is asked about (the full profile's largest is 6 queries x 30 tuples).
+MAX_DETERMINISTIC_TIME = 600.0
+MAX_OPT_QUERIES = 20
+MAX_OPT_TUPLES = 1000
 
 
 # -- the query sets ------------------------------------------------------------------------------
@@ -153,16 +165,16 @@ def plan_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
 
 @experiment(
     "intermittent-fig6",
-    Param("query", str, "Q1", "one of the 13 queries"),
-    Param("f", float, 0.5, "deadline factor: D = we + f * Cost(N)"),
-    Param("scheme", str, "algorithm1", "algorithm1 (the paper's) or optimal (CP-SAT)"),
+    Param("query", str, "Q1", "one of the 13 queries", choices=QUERIES),
+    Param("f", float, 0.5, "deadline factor: D = we + f * Cost(N)", gt=0),
+    Param("scheme", str, "algorithm1", "algorithm1 (the paper's) or optimal (CP-SAT)", choices=FIG6_SCHEMES),
     Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
-    Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase"),
+    Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase",
+          gt=0, le=MAX_DETERMINISTIC_TIME),
 )
 def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time: float) -> pd.DataFrame:
     """Fig. 6: one query alone with D = we + f·Cost(N): batches, cost normalized to the single
     batch of 1D (= Cost(N)), and whether the deadline is met."""
-    check_choice(scheme, ("algorithm1", "optimal"), "scheme")
     if not f > 0:
         raise InputError("f", f"must be > 0, got {f}")
     base = paper_queries(costmodels)
@@ -188,22 +200,19 @@ def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time:
 
 @experiment(
     "intermittent-multi",
-    Param("policy", str, "edf", "llf, edf, sjf or rr"),
+    Param("policy", str, "edf", "llf, edf, sjf or rr", choices=POLICIES),
     Param("minbatch", bool, True, "MinBatch sizes (A3); False: every batch takes all arrived (Fig. 8)"),
-    Param("rho", float, 1.0, "A5's deadline factor"),
-    Param("windows", str, "same", "same (all from ws = 1) or random (ws uniform in [1, N/λ])"),
-    Param("profile", str, "FR", "rate profile: FR, VR1, VR2, VR3 or VR4"),
-    Param("delta_rsf", float, 0.5, "MinBatch's relative slack δRSF"),
-    Param("seed", int, 0, "seed of A5's order, the random windows and the VR profiles"),
+    Param("rho", float, 1.0, "A5's deadline factor", gt=0),
+    Param("windows", str, "same", "same (all from ws = 1) or random (ws uniform in [1, N/λ])", choices=WINDOWS),
+    Param("profile", str, "FR", "rate profile: FR, VR1, VR2, VR3 or VR4", choices=RATE_PROFILES),
+    Param("delta_rsf", float, 0.5, "MinBatch's relative slack δRSF", ge=0),
+    Param("seed", int, 0, "seed of A5's order, the random windows and the VR profiles", ge=0, le=MAX_SEED),
     Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
 )
 def multi(policy: str, minbatch: bool, rho: float, windows: str, profile: str, delta_rsf: float, seed: int,
           costmodels: str) -> pd.DataFrame:
     """Figs. 7, 8, 10, 11: the 13 queries on one executor under a policy; misses, batches and
     cost normalized to Σ Cost(N), plus the C7 necessary condition."""
-    check_choice(policy, POLICIES, "policy")
-    check_choice(windows, ("same", "random"), "windows")
-    check_choice(profile, RATE_PROFILES, "profile")
     if not rho > 0:
         raise InputError("rho", f"must be > 0, got {rho}")
     qs = multi_instance(rho, windows, profile, delta_rsf, seed, costmodels)
@@ -245,14 +254,13 @@ def random_single_query(seed: int, n_max: int, cost_kind: str) -> QuerySet:
 
 @experiment(
     "intermittent-alg1-loss",
-    Param("seed", int, 0, "seed of the instance"),
-    Param("n_max", int, 30, "largest N"),
-    Param("cost_kind", str, "linear", "linear (S + R x) or concave (two-segment piecewise)"),
+    Param("seed", int, 0, "seed of the instance", ge=0, le=MAX_SEED),
+    Param("n_max", int, 30, "largest N", ge=2, le=EXACT_MAX_TUPLES),  # the exact DP takes N <= 2000
+    Param("cost_kind", str, "linear", "linear (S + R x) or concave (two-segment piecewise)", choices=COST_KINDS),
 )
 def alg1_loss(seed: int, n_max: int, cost_kind: str) -> pd.DataFrame:
     """Algorithm 1 against the exact DP on one seeded random single query (digest correction 1):
     its status and cost, the optimum's, the excess and whether its no-plan was false."""
-    check_choice(cost_kind, ("linear", "concave"), "cost_kind")
     if n_max < 2:
         raise InputError("n_max", f"must be >= 2, got {n_max}")
     qs = random_single_query(seed, n_max, cost_kind)
@@ -301,11 +309,12 @@ def random_a5_instance(n_queries: int, n: int, rho: float, seed: int) -> QuerySe
 
 @experiment(
     "intermittent-optimum",
-    Param("n_queries", int, 3, "queries sharing the executor"),
-    Param("N", int, 20, "tuples per window"),
-    Param("rho", float, 0.4, "A5's deadline factor"),
-    Param("seed", int, 0, "seed of the instance"),
-    Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase"),
+    Param("n_queries", int, 3, "queries sharing the executor", ge=1, le=MAX_OPT_QUERIES),
+    Param("N", int, 20, "tuples per window", ge=1, le=MAX_OPT_TUPLES),
+    Param("rho", float, 0.4, "A5's deadline factor", gt=0),
+    Param("seed", int, 0, "seed of the instance", ge=0, le=MAX_SEED),
+    Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase",
+          gt=0, le=MAX_DETERMINISTIC_TIME),
 )
 def optimum(n_queries: int, N: int, rho: float, seed: int, deterministic_time: float) -> pd.DataFrame:
     """Every heuristic (LLF/EDF/SJF/RR with MinBatch) against the CP-SAT optimum on one A5

@@ -61,6 +61,8 @@ from staleness_lab.intermittent.dispatch import POLICIES
 from staleness_lab.intermittent.dispatch import dispatch as model_dispatch
 from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.intermittent.single import algorithm1
+from staleness_lab.model.workload import MAX_SEED
+from staleness_lab.spark.streaming import TRIGGERS
 
 #: The paper's load: Σ Cost(N) ≈ 640 s over a 4500 s window (digest §5, Fig. 7's derivation).
 LOAD = Fraction(640, 4500)
@@ -75,6 +77,14 @@ PAPER_RUNS = {"Run-1": ("CQ1", "CQ2", "CQ3", "CQ4", "Q4", "Q6"), "Run-2": ("Q1",
               "Run-3": ("Q9", "Q12", "Q19"), "Run-4": ("Q10",)}
 ALL_QUERIES = ("Q1", "Q3", "Q4", "Q6", "Q9", "Q10", "Q12", "Q14", "Q19", "CQ1", "CQ2", "CQ3", "CQ4")
 HYBRID_SCHEMES = (*POLICIES, "optimal")
+#: Parameter bounds of the measured rows: ten times the full profile's scale factor (1) and
+#: about five times its part count (900) keep a row's generation and runs within a machine's
+#: reach; at most MAX_RUNS warm-ups or repeats of one timing; CP-SAT's deterministic limit
+#: per phase (the profiles use 1-10).
+MAX_SCALE = 10.0
+MAX_PARTS = 5000
+MAX_RUNS = 100
+MAX_DETERMINISTIC_TIME = 600.0
 
 
 @dataclass(frozen=True)
@@ -208,14 +218,16 @@ def _gridded(model: Mapping[str, Any]) -> dict[str, Any]:
 # -- measured rows ---------------------------------------------------------------------------------
 
 #: The parameters naming the data every measured row runs on, and the repetitions of a timing.
-DATA_PARAMS = (Param("scale", float, 0.01, "TPC-H scale factor"), Param("parts", int, 20, "stream parts (the window's files)"))
-TIMING_PARAMS = (Param("warmups", int, 2, "unmeasured runs per point"),
-                 Param("repeats", int, 3, "measured runs per point (the median is kept)"))
+DATA_PARAMS = (Param("scale", float, 0.01, "TPC-H scale factor", gt=0, le=MAX_SCALE),
+               Param("parts", int, 20, "stream parts (the window's files)", ge=1, le=MAX_PARTS))
+TIMING_PARAMS = (Param("warmups", int, 2, "unmeasured runs per point", ge=0, le=MAX_RUNS),
+                 Param("repeats", int, 3, "measured runs per point (the median is kept)", ge=1, le=MAX_RUNS))
+_QUERY = Param("query", str, "CQ2", "a catalogue query", choices=ALL_QUERIES)
 
 
 @experiment(
     "intermittent-spark-costs",
-    Param("query", str, "CQ2", "a catalogue query"),
+    _QUERY,
     *DATA_PARAMS,
     *TIMING_PARAMS,
 )
@@ -258,8 +270,8 @@ def fits(frame: pd.DataFrame, profile: SparkProfile) -> dict[str, dict[str, Any]
 
 @experiment(
     "intermittent-spark-split",
-    Param("query", str, "CQ2", "a catalogue query"),
-    Param("k", int, 1, "equal batches of the P parts"),
+    _QUERY,
+    Param("k", int, 1, "equal batches of the P parts", ge=1, le=MAX_PARTS),
     *DATA_PARAMS,
     *TIMING_PARAMS,
 )
@@ -268,6 +280,8 @@ def split(query: str, k: int, scale: float, parts: int, warmups: int, repeats: i
     median total seconds (divide by the k = 1 row for the figure's ratio)."""
     from staleness_lab.spark.intermittent.calibrate import split_cost
 
+    if k > parts:  # before the data is generated
+        raise InputError("k", f"must be <= parts = {parts} (one part per batch at least), got {k}")
     m = split_cost(query, tpch_data(scale, parts), k, warmups=warmups, repeats=repeats)
     return pd.DataFrame([{"files_per_batch": -(-parts // k), "seconds": m.seconds, "fastest": min(m.samples),
                           "slowest": max(m.samples)}])
@@ -275,17 +289,16 @@ def split(query: str, k: int, scale: float, parts: int, warmups: int, repeats: i
 
 @experiment(
     "intermittent-spark-streaming",
-    Param("query", str, "CQ2", "a catalogue query"),
-    Param("trigger", str, "default", "default (1 file), 5min, 10min, 30min, 40min or one-shot"),
+    _QUERY,
+    Param("trigger", str, "default", "default (1 file), 5min, 10min, 30min, 40min or one-shot", choices=TRIGGERS),
     *DATA_PARAMS,
 )
 def streaming(query: str, trigger: str, scale: float, parts: int) -> pd.DataFrame:
     """Fig. 5 / Table 2: ``query`` on Structured Streaming over the same parts at ``trigger``:
     status (ok / unsupported / failed, with Spark's first line), Σ trigger execution seconds,
     micro-batches and whether the result equals the batch result."""
-    from staleness_lab.spark.streaming import TRIGGERS, stream_rows
+    from staleness_lab.spark.streaming import stream_rows
 
-    check_choice(trigger, TRIGGERS, "trigger")
     frame = stream_rows([query], tpch_data(scale, parts), [trigger])
     return frame.drop(columns=["query", "trigger"]).astype({"files_per_trigger": "float64",
                                                             "equal_to_batch": "object"})
@@ -339,8 +352,8 @@ def _unplanned_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
 
 @experiment(
     "intermittent-spark-fig6",
-    Param("query", str, "CQ2", "a catalogue query"),
-    Param("f", float, 0.5, "deadline factor: D = we + f * Cost(N)"),
+    _QUERY,
+    Param("f", float, 0.5, "deadline factor: D = we + f * Cost(N)", gt=0),
     *DATA_PARAMS,
     Param("costmodels", str, "", "directory of the measured fits (calibration's output)"),
     Param("fits", str, "", "digest of the fits (a cached row is reused only with the same fits)"),
@@ -372,13 +385,15 @@ def hybrid_fig6(query: str, f: float, scale: float, parts: int, costmodels: str,
 
 @experiment(
     "intermittent-spark-multi",
-    Param("scheme", str, "llf", "llf, edf, sjf, rr (dispatched on Spark) or optimal (CP-SAT, executed)"),
-    Param("rho", float, 1.0, "A5's deadline factor (one window for all queries)"),
+    Param("scheme", str, "llf", "llf, edf, sjf, rr (dispatched on Spark) or optimal (CP-SAT, executed)",
+          choices=HYBRID_SCHEMES),
+    Param("rho", float, 1.0, "A5's deadline factor (one window for all queries)", gt=0),
     Param("queries", str, "CQ2,Q14,Q12", "comma-separated catalogue queries"),
     *DATA_PARAMS,
-    Param("delta_rsf", float, 0.5, "MinBatch's relative slack δRSF"),
-    Param("seed", int, 0, "seed of A5's order"),
-    Param("deterministic_time", float, 2.0, "optimal: CP-SAT's deterministic limit per phase"),
+    Param("delta_rsf", float, 0.5, "MinBatch's relative slack δRSF", ge=0),
+    Param("seed", int, 0, "seed of A5's order", ge=0, le=MAX_SEED),
+    Param("deterministic_time", float, 2.0, "optimal: CP-SAT's deterministic limit per phase", gt=0,
+          le=MAX_DETERMINISTIC_TIME),
     Param("costmodels", str, "", "directory of the measured fits (calibration's output)"),
     Param("fits", str, "", "digest of the fits (a cached row is reused only with the same fits)"),
 )
@@ -390,10 +405,13 @@ def hybrid_multi(scheme: str, rho: float, queries: str, scale: float, parts: int
     from staleness_lab.intermittent.schemes import make_plan
     from staleness_lab.spark.intermittent import dispatch, execute
 
-    check_choice(scheme, HYBRID_SCHEMES, "scheme")
     if not rho > 0:
         raise InputError("rho", f"must be > 0, got {rho}")
     names = tuple(n.strip() for n in queries.split(",") if n.strip())
+    unknown = [n for n in names if n not in ALL_QUERIES]
+    if not names or unknown or len(set(names)) != len(names):
+        raise InputError("queries", f"must list distinct catalogue queries separated by commas "
+                                    f"({', '.join(ALL_QUERIES)}), got {queries!r}")
     qs = with_deadlines(measured_queryset(read_fits(costmodels, names), parts, delta_rsf=delta_rsf),
                         Fraction(rho), seed=seed)
     data = tpch_data(scale, parts)

@@ -60,7 +60,12 @@ class Param:
         for bound, ok, word in ((self.ge, lambda b: value >= b, ">="), (self.gt, lambda b: value > b, ">"),
                                 (self.le, lambda b: value <= b, "<=")):
             if bound is not None and not ok(bound):
-                raise InputError(where, f"must be {word} {bound:g}, got {value:g}")
+                raise InputError(where, f"must be {word} {_number(bound)}, got {_number(value)}")
+
+
+def _number(value: float) -> str:
+    """An integer in full (a seed bound of 2^63 - 1 shown as such), anything else as ``:g``."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 2**64 else f"{value:g}"
 
 
 def _shown(value: Any) -> str:
