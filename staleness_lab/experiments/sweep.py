@@ -25,14 +25,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.cache import data_root
 from staleness_lab.experiments.registry import Experiment, expand_grid, get_experiment, list_experiments
 from staleness_lab.experiments.runner import DEFAULT, SweepError, run_sweep
+from staleness_lab.model.documents import load_document
 from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
-from staleness_lab.tracefiles import check_output_dir
+from staleness_lab.tracefiles import check_output_dir, check_output_file
 
 
 def default_results_path(experiment: str) -> Path:
@@ -41,36 +40,10 @@ def default_results_path(experiment: str) -> Path:
 
 
 def load_grid(path: Path) -> dict[str, Any]:
-    """The grid mapping of a YAML file, or an InputError on ``--grid``."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("--grid", f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError("--grid", f"{path}: is a directory, not a grid file") from None
-    except UnicodeDecodeError as err:
-        raise InputError("--grid", f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except OSError as err:
-        raise InputError("--grid", f"{path}: cannot be read ({err.strerror})") from None
-    try:
-        grid = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        where = ""
-        mark = getattr(err, "problem_mark", None)
-        if mark is not None:
-            where = f" at line {mark.line + 1}, column {mark.column + 1}"
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise InputError("--grid", f"{path}: not valid YAML ({problem}{where})") from None
-    if not isinstance(grid, dict):
-        got = "an empty file" if grid is None else type(grid).__name__
-        raise InputError("--grid", f"{path}: must be a mapping of parameter -> list of values (plus optional fixed:), got {got}")
-    return grid
+    """The grid mapping of a YAML (or ``.json``) file, or an InputError on ``--grid``."""
+    return load_document(path, what="grid", field="--grid")
 
 
-def _check_out(out: Path) -> None:
-    if out.is_dir():
-        raise InputError("--out", f"{out}: is a directory")
-    check_output_dir(out.parent, "--out")
 
 
 def describe(exp: Experiment) -> str:
@@ -108,7 +81,7 @@ def sweep_command(
     if master is not None and runner != "spark":
         raise InputError("--master", "applies only with --runner spark")
     out_path = out if out is not None else default_results_path(exp.name)
-    _check_out(out_path)
+    check_output_file(out_path, "--out")
     if cache is not None:
         check_output_dir(cache, "--cache")
     try:

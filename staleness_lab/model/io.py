@@ -9,8 +9,9 @@ from typing import Any
 import yaml
 
 from staleness_lab.errors import InputError
+from staleness_lab.model.documents import load_document
 from staleness_lab.model.table import Table
-from staleness_lab.model.values import check_keys, require_list, require_mapping
+from staleness_lab.model.values import check_keys, require_mapping
 from staleness_lab.model.workload import Slowdown, Workload
 
 TOP_KEYS = {"tracks", "horizon", "seed", "tables", "variability", "slowdown", "warmup", "chop"}
@@ -60,30 +61,11 @@ def _parse_table(raw: Any, k: int) -> Table:
 
 def read_document(path: str | Path, what: str = "workload") -> dict[str, Any]:
     """The mapping at the top of a YAML or JSON file (``.json`` as JSON, anything else as YAML),
-    or an :class:`InputError` naming the file: missing, not UTF-8, empty, unparsable, not a mapping.
+    or an :class:`InputError` naming the file: missing, not a regular file, too big, not UTF-8,
+    empty, unparsable, not a mapping -- or naming the path of a value beyond the limits of
+    :mod:`staleness_lab.model.documents` (depth, aliases, integer range, duplicate keys, ...).
     ``what`` names the kind of file in the messages (``workload``, ``query set``)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), f"no such {what} file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(str(path), f"is not UTF-8 text (byte {err.start})") from None
-    if not text.strip():
-        raise InputError(str(path), f"the {what} file is empty")
-    try:
-        if path.suffix.lower() == ".json":
-            data = json.loads(text)
-        else:
-            data = yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as err:
-        first = str(err).strip().splitlines()[0]
-        raise InputError(str(path), f"cannot parse the file: {first}") from None
-    if data is None:
-        raise InputError(str(path), f"the {what} file is empty")
-    if not isinstance(data, dict):
-        raise InputError(str(path), f"must hold a mapping at the top level, got {type(data).__name__}")
-    return data
+    return load_document(path, what=what)
 
 
 def load_workload(path: str | Path) -> Workload:
