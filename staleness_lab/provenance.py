@@ -5,7 +5,8 @@ version, git commit of the checkout, Python, NumPy and -- once Spark was used in
 PySpark versions, a UTC creation time) plus the caller's creation parameters.
 :func:`write_parquet_atomic` writes a DataFrame as Parquet with key/value metadata in the schema,
 under a temporary name in the target directory and then renamed, so an interrupted write never
-leaves a file that looks complete.
+leaves a file that looks complete. Files and directories written here get the permissions the
+user's umask gives new ones (:func:`current_umask`), not the private modes of ``tempfile``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version as _dist_version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
 
 #: The Parquet schema-metadata key under which result files carry their provenance (JSON).
 PROVENANCE_KEY = "staleness_lab.provenance"
@@ -127,21 +131,42 @@ def read_provenance(path: Path | str) -> dict[str, Any] | None:
     return None if raw is None else json.loads(raw)
 
 
-def write_parquet_atomic(frame: pd.DataFrame, path: Path, meta: Mapping[str | bytes, str | bytes]) -> Path:
-    """Write ``frame`` (without its index) to ``path`` as Parquet with ``meta`` added to the
-    schema metadata, under a hidden temporary name in the same directory renamed into place
-    when complete (``os.replace``): readers see the old file or the whole new one, and a killed
-    writer leaves at most a ``.NAME.*.tmp`` file behind."""
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system allows: the ``Umask:``
+    line of ``/proc/self/status`` (Linux 4.7+); elsewhere :func:`os.umask` sets it to 0o077 and
+    at once back (a file another thread creates in between is only more private)."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, IndexError, ValueError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def write_parquet_atomic(frame: pd.DataFrame | pa.Table, path: Path, meta: Mapping[str | bytes, str | bytes]) -> Path:
+    """Write ``frame`` (a DataFrame, without its index, or an Arrow table) to ``path`` as Parquet
+    with ``meta`` added to the schema metadata, under a hidden temporary name in the same
+    directory renamed into place when complete (``os.replace``): readers see the old file or the
+    whole new one, and a killed writer leaves at most a ``.NAME.*.tmp`` file behind (any
+    exception, KeyboardInterrupt included, removes it). The file gets the mode a new file gets
+    (``0o666`` less the umask), not ``mkstemp``'s 0600."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = Path(path)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
     encoded = {(k.encode() if isinstance(k, str) else k): (v.encode() if isinstance(v, str) else v) for k, v in meta.items()}
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **encoded})
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     try:
+        try:
+            os.fchmod(fd, 0o666 & ~current_umask())
+        finally:
+            os.close(fd)
         pq.write_table(table, tmp)
         os.replace(tmp, path)
     except BaseException:
@@ -153,13 +178,14 @@ def write_parquet_atomic(frame: pd.DataFrame, path: Path, meta: Mapping[str | by
 @contextlib.contextmanager
 def building_directory(target: Path) -> Iterator[Path]:
     """A hidden temporary sibling of ``target`` (``.NAME.*.tmp``) to fill: on a clean exit it is
-    made an ordinary directory (mode 0755; ``mkdtemp`` makes it 0700) and put in place by
-    :func:`replace_directory`; on any exception it is removed, and ``target`` is left as it was."""
+    given the mode a new directory gets (``0o777`` less the umask; ``mkdtemp`` makes it 0700)
+    and put in place by :func:`replace_directory`; on any exception (KeyboardInterrupt included)
+    it is removed, and ``target`` is left as it was."""
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         yield work
-        os.chmod(work, 0o755)
+        os.chmod(work, 0o777 & ~current_umask())
         replace_directory(work, target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)

@@ -22,11 +22,16 @@ A row that raises names itself: :class:`SweepError` ``row 3 {policy: 'x', ...}: 
 it as one line and exits 2). The local runner stops at the first failing row; the Spark runner
 finishes the other rows of the job (they stay cached) and raises for the first failing one.
 
-The cache is described in :mod:`staleness_lab.experiments.cache`.
+The cache is described in :mod:`staleness_lab.experiments.cache`. A cache entry that exists but
+must not be served (it does not parse, was written for another key, has no checksum or its data
+do not match it) is recomputed like a missing one and rewritten; the sweep then prints one line
+per such entry on stderr, ``recomputed: corrupt cache entry <path>``, once its row has been
+recomputed (a missing entry is a plain miss, without a message).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +43,7 @@ import pandas as pd
 
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.cache import (
+    CorruptCacheEntry,
     cache_key,
     cache_path,
     code_identity,
@@ -216,6 +222,8 @@ class SweepResult:
     spark_startup_seconds: float = 0.0
     cache_dir: Path | None = None
     params: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: Cache entries found corrupt whose rows were recomputed (and rewritten), in grid order.
+    recomputed_corrupt: list[Path] = field(default_factory=list)
 
     def provenance_extra(self) -> dict[str, Any]:
         """Creation parameters for :func:`staleness_lab.provenance.provenance`: experiment,
@@ -293,9 +301,14 @@ def run_sweep(
     files = [cache_path(cache_root, exp.name, key) if cache_root is not None else None for key in keys]
     start = time.perf_counter()
     raw: dict[int, pd.DataFrame] = {}
+    corrupt: dict[Path, str] = {}  # entries not served -> their keys
     if cache_root is not None and use_cache:
         for i, path in enumerate(files):
-            frame = read_cached(path)  # type: ignore[arg-type]
+            try:
+                frame = read_cached(path, keys[i])  # type: ignore[arg-type]
+            except CorruptCacheEntry:
+                corrupt[path] = keys[i]  # type: ignore[index]
+                continue
             if frame is not None:
                 raw[i] = frame
     from_cache = len(raw)
@@ -310,6 +323,7 @@ def run_sweep(
 
     used_master = None
     startup = 0.0
+    recomputed: list[Path] = []
     if tasks:
         from tqdm.auto import tqdm
 
@@ -348,6 +362,9 @@ def run_sweep(
             if path is not None and not outcome.cached:
                 write_cached(path, outcome.frame, experiment=exp.name, params=rows[outcome.index], key=keys[outcome.index])
             raw[outcome.index] = outcome.frame
+        recomputed = [path for path, key in corrupt.items() if first_of[key] in raw]
+        for path in recomputed:
+            print(f"recomputed: corrupt cache entry {path}", file=sys.stderr)
         if failed:
             raise row_error(failed[0], rows[failed[0].index])
         for i in range(len(rows)):
@@ -357,7 +374,7 @@ def run_sweep(
     return SweepResult(
         frame=frame, experiment=exp.name, grid=grid, rows=len(rows), computed=len(tasks), from_cache=from_cache,
         seconds=time.perf_counter() - start, runner=runner, master=used_master, spark_startup_seconds=startup,
-        cache_dir=cache_root, params=rows,
+        cache_dir=cache_root, params=rows, recomputed_corrupt=recomputed,
     )
 
 
