@@ -174,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as err:
         print(f"staleness-lab: error: {err}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("staleness-lab: error: memory: the run did not fit in this process's memory; lower the horizon "
+              "or --max-events", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: temporary files are gone by now
         terminated = isinstance(stop, _Terminated)
         print(f"staleness-lab: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)

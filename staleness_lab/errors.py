@@ -19,11 +19,17 @@ class InputError(ValueError):
         super().__init__(_one_line(f"{where}: {rule}"))
 
 
+#: The longest message printed: an input echoing a 10^5-character name still gives one readable line.
+MAX_MESSAGE = 2000
+
+
 def _one_line(text: str) -> str:
     """Escape line breaks (from names or keys in the input) so the message stays one line, and
-    characters that are not valid Unicode (a lone surrogate) so it can be printed at all."""
+    characters that are not valid Unicode (a lone surrogate) so it can be printed at all; cut
+    past :data:`MAX_MESSAGE` characters."""
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= MAX_MESSAGE else f"{text[:MAX_MESSAGE - 40]}... ({len(text):,} characters in all)"
 
 
 class Infeasible(Exception):

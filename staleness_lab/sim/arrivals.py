@@ -27,12 +27,15 @@ def arrival_chunks(workload: Workload) -> Iterator[tuple[list[float], list[int],
     period = np.array([workload.tables[k].period for k in periodic], dtype=float)
     phase = np.array([workload.tables[k].phase for k in periodic], dtype=float)
     logs = [np.array(workload.tables[k].arrivals, dtype=float).reshape(-1, 2) for k in replayed]
-    rate = float(np.sum(1.0 / period)) if periodic else 0.0
+    with np.errstate(over="ignore"):  # 1/period overflows for a denormal period: rate inf, handled below
+        rate = float(np.sum(1.0 / period)) if periodic else 0.0
     rate += sum(len(log) for log in logs) / horizon
-    span = CHUNK_ARRIVALS / rate if rate > 0 else horizon
+    span = CHUNK_ARRIVALS / rate if 0 < rate < np.inf else horizon  # rate is inf for denormal periods
     lo = 0.0
     while lo <= horizon:
         hi = min(lo + span, np.nextafter(horizon, np.inf))
+        if hi <= lo:  # a span lost below lo's precision: one window to the end, never a standstill
+            hi = np.nextafter(horizon, np.inf)
         parts_t, parts_i, parts_d = [], [], []
         if periodic:
             times, who = _periodic_window(idx, period, phase, lo, hi)

@@ -15,7 +15,8 @@ per freshness change, about :data:`BYTES_PER_EVENT` bytes per event at the peak 
 per event for 2 and 6 million events, DataFrames included).
 
 Default limit: :data:`MAX_EVENTS` (10^8) events, or fewer when half of this machine's memory
-cannot hold that many (:func:`default_max_events`).
+(or of the address space left under ``ulimit -v``) cannot hold that many
+(:func:`default_max_events`).
 """
 
 from __future__ import annotations
@@ -60,12 +61,30 @@ def physical_memory() -> int | None:
         return None
 
 
+def address_space_left() -> int | None:
+    """Bytes this process may still map under its ``RLIMIT_AS`` soft limit (None: unlimited or
+    unknown). A run inside ``ulimit -v`` must fit there, not in physical memory."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return None
+    return max(0, soft - mapped)
+
+
 def default_max_events() -> int:
-    """:data:`MAX_EVENTS`, lowered so one run's trace fits in :data:`MEMORY_SHARE` of memory."""
-    memory = physical_memory()
-    if memory is None:
-        return MAX_EVENTS
-    return min(MAX_EVENTS, int(memory * MEMORY_SHARE / BYTES_PER_EVENT))
+    """:data:`MAX_EVENTS`, lowered so one run's trace fits in :data:`MEMORY_SHARE` of physical
+    memory and of the address space left under ``RLIMIT_AS`` (at least 1)."""
+    limits = [MAX_EVENTS]
+    for memory in (physical_memory(), address_space_left()):
+        if memory is not None:
+            limits.append(int(memory * MEMORY_SHARE / BYTES_PER_EVENT))
+    return max(1, min(limits))
 
 
 def estimate(workload: Workload) -> RunSize:
@@ -74,7 +93,8 @@ def estimate(workload: Workload) -> RunSize:
     arrivals: list[float] = []
     for table in workload.tables:
         if table.period is not None:
-            arrivals.append(max(0.0, math.floor((horizon - table.phase) / table.period)))
+            count = (horizon - table.phase) / table.period  # inf for a denormal period
+            arrivals.append(max(0.0, math.floor(count)) if math.isfinite(count) else math.inf)
         elif table.arrivals is not None:
             arrivals.append(float(len(table.arrivals)))
         else:
