@@ -14,7 +14,8 @@ the rows below put the same attacks elsewhere in the files and through every com
 
 Bugs this file found and that are now fixed stay as regression tests: a MemoryError traceback
 under a 2 GiB address-space limit with --trace-out (the run-size guard now counts the address
-space left under RLIMIT_AS), an OverflowError and hangs for denormal periods and horizons. The fuzz (hostile_strategies.py) runs a fixed sequence of examples; set
+space left under RLIMIT_AS), an OverflowError and hangs for denormal periods and horizons. Still open, pinned as strict
+xfails: ``check`` crashing in theory/bateni/bounds.py on valid workloads with extreme costs. The fuzz (hostile_strategies.py) runs a fixed sequence of examples; set
 HOSTILE_FUZZ_RANDOM=1 for fresh ones. The whole file takes about 2 minutes on 2 cores.
 """
 
@@ -41,7 +42,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import staleness_lab as sl
-from staleness_lab.errors import Infeasible
+from staleness_lab.errors import MAX_MESSAGE, Infeasible
 from staleness_lab.experiments.registry import MAX_GRID_POINTS, expand_grid, get_experiment
 from staleness_lab.experiments.sweep import load_grid, sweep_command
 from staleness_lab.jsonout import dumps
@@ -686,7 +687,7 @@ def test_check_with_extreme_costs_through_the_api(case: str) -> None:
 #: Hypothesis runs a fixed sequence of examples (reproducible in CI); set HOSTILE_FUZZ_RANDOM=1
 #: for fresh ones.
 RANDOM_FUZZ = bool(os.environ.get("HOSTILE_FUZZ_RANDOM"))
-FUZZ_EXAMPLES = 6000
+FUZZ_EXAMPLES = 4000
 FUZZ_TIME_LIMIT = 10.0  # seconds for one input before it counts as a hang (a 10^6-event run takes ~2 s)
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
           HealthCheck.large_base_example]
@@ -764,11 +765,12 @@ def _outcome(path: Path, policy: str, also_check: bool, log: FuzzLog) -> str:
         text = str(err)
         assert "\n" not in text and "\r" not in text, text[:500]
         shown = err.field.encode("utf-8", "backslashreplace").decode("utf-8").replace("\r", "\\r").replace("\n", "\\n")
-        assert text.startswith(shown), (err.field[:200], text[:200])  # the field, escaped to stay one line
+        assert text.startswith(shown[:1000]), (err.field[:200], text[:200])  # the field, escaped to stay one line
         text.encode("utf-8")  # printable as it is
         log.longest_message = max(log.longest_message, len(text))
-        if len(text) > 2000:
+        if len(text) > MAX_MESSAGE:
             log.long_messages.append(text[:100])
+        assert len(text) <= MAX_MESSAGE, f"a message of {len(text):,} characters: {text[:100]}"
         return "InputError"
     except Infeasible as err:
         assert str(err)
@@ -803,7 +805,7 @@ def test_fuzz_mutated_workloads_in_process(fuzz_dir: Path, capsys: pytest.Captur
     line = (f"fuzz: {c['inputs']} inputs, {c['InputError']} InputError, {c['ran']} ran "
             f"({c['ran with JSON warnings']} with JSON warnings), {c['infeasible']} infeasible, {c['tracebacks']} "
             f"tracebacks ({len(log.failures)} distinct) in {elapsed:.0f} s; longest message "
-            f"{log.longest_message:,} characters, {len(log.long_messages)} over 2,000; "
+            f"{log.longest_message:,} characters, {len(log.long_messages)} over {MAX_MESSAGE:,}; "
             f"{len(log.warnings)} distinct Python warnings")
     with capsys.disabled():
         print(f"\n{line}", file=sys.stderr)
