@@ -49,11 +49,12 @@ def best_beta(x: float) -> float:
     g = gamma0(x)
     if g == 0:
         return 1.0
-    lo, hi = 0.0, 1.0 - g
+    lo, hi = 0.0, min(1.0 - g, math.nextafter(1.0, 0.0))  # 1 - g rounds to 1 for a tiny load
     for _ in range(200):
         mid = (lo + hi) / 2
         one = 1 - mid
-        slope = -4 / mid + 2 * g * g / (one * (one * one - g * g))
+        edge = one * (one * one - g * g)
+        slope = -4 / mid + 2 * g * g / edge if edge > 0 else math.inf
         if slope < 0:
             lo = mid
         else:
@@ -74,7 +75,7 @@ def g_of_x(x: float) -> float:
 
 def r_star(alpha: float, x: float) -> float:
     """R* = (1+alpha)^2 G(x): the best penalty/LOW bound of Theorem 3.1 (inf outside it)."""
-    return (1 + alpha) ** 2 * g_of_x(x)
+    return (1 + alpha) * (1 + alpha) * g_of_x(x)  # inf, not OverflowError, for a huge alpha
 
 
 @dataclass(frozen=True)
