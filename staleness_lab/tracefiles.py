@@ -12,15 +12,11 @@ one, never one new file beside an old one. :func:`check_trace_dir` refuses, befo
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
 import stat
 from pathlib import Path
 
-import pandas as pd
-
 from staleness_lab.errors import InputError
-from staleness_lab.provenance import replace_directory, write_parquet_atomic
+from staleness_lab.provenance import building_directory, write_parquet_atomic
 from staleness_lab.sim import Trace
 
 #: The files of one trace, in the order they are written.
@@ -118,11 +114,12 @@ def check_output_file(path: Path, option: str) -> None:
 def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "--trace-out") -> list[Path]:
     """Write ``jobs.parquet`` and ``freshness.parquet`` into ``directory``, as a pair.
 
-    Both files are written into a hidden temporary sibling ``.NAME.*.tmp`` (created with the
-    user's umask), which then becomes ``directory``: by a rename when ``directory`` is missing
-    or empty, else by swapping out the earlier trace pair (see
-    :func:`~staleness_lab.provenance.replace_directory`). On any exception, KeyboardInterrupt
-    included, the temporary directory is removed and an earlier pair is left untouched. A
+    Both files are written into a hidden temporary sibling ``.NAME.*.tmp``
+    (:func:`~staleness_lab.provenance.building_directory`: given the user's umask when complete),
+    which then becomes ``directory``: by a rename when ``directory`` is missing or empty, else by
+    swapping out the earlier trace pair (:func:`~staleness_lab.provenance.replace_directory`). On
+    any exception, KeyboardInterrupt included, the temporary directory is removed and an earlier
+    pair is left untouched. A
     ``directory`` that holds anything but a trace pair is refused before anything is written
     (:func:`check_trace_dir`, with ``option`` in the message). The Parquet metadata carries the
     workload's hash, the seed, the policy and the package version.
@@ -131,16 +128,10 @@ def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "-
     check_trace_dir(directory, option)
     target = _target(directory)
     meta = _provenance(trace, version)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = _make_sibling(target)
-    try:
+    with building_directory(target) as work:
         for name, frame in zip(TRACE_FILES, (trace.jobs, trace.freshness)):
-            _write_atomic(frame, work / name, meta)
+            write_parquet_atomic(frame, work / name, meta)
         check_trace_dir(directory, option)  # again, just before an earlier directory is swapped out
-        replace_directory(work, target)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     return [directory / name for name in TRACE_FILES]
 
 
@@ -149,19 +140,3 @@ def _target(directory: Path) -> Path:
     resolved, so the rename happens next to the real directory and never replaces a link."""
     return Path(os.path.realpath(directory))
 
-
-def _make_sibling(target: Path) -> Path:
-    """A new hidden directory ``.NAME.<random>.tmp`` beside ``target``. ``os.mkdir`` with mode
-    0o777 gives it the permissions the user's umask allows (``mkdtemp`` would make it 0o700)."""
-    for _ in range(100):
-        work = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
-        try:
-            os.mkdir(work, 0o777)
-        except FileExistsError:
-            continue
-        return work
-    raise FileExistsError(f"no unused temporary name beside {target}")
-
-
-def _write_atomic(frame: pd.DataFrame, path: Path, meta: dict[bytes, bytes]) -> Path:
-    return write_parquet_atomic(frame, path, meta)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.errors import InputError
+from staleness_lab.model.values import FLOAT_MAX, decimal_digits, huge_int_rule
 
 ParamValue = int | float | str | bool
 
@@ -43,8 +43,8 @@ class Param:
         if isinstance(value, np.generic):
             value = value.item()
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
-            if abs(value) > sys.float_info.max:
-                raise InputError(where, f"integer with {len(str(abs(value)))} digits is beyond the float range")
+            if abs(value) > FLOAT_MAX:
+                raise InputError(where, huge_int_rule(decimal_digits(value)))
             value = float(value)
         if self.type is float and isinstance(value, float) and not math.isfinite(value):
             raise InputError(where, f"must be a finite number, got {value}")

@@ -46,7 +46,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from pathlib import Path
@@ -55,13 +54,13 @@ from typing import Any
 import yaml
 
 from staleness_lab.errors import InputError
+from staleness_lab.model.values import FLOAT_MAX, decimal_digits, huge_int_rule, lone_surrogate_at
 
 MAX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 2_000_000
 MAX_INT_DIGITS = 320  # float max has 309 digits: a longer integer is out of range either way
 
-_FLOAT_MAX = sys.float_info.max
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SEQUENCES = (list, tuple, set)
 _DEPTH_RULE = f"nested more than {MAX_DEPTH} levels deep (the limit)"
@@ -164,11 +163,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:
 def _json_int(literal: str) -> int | _Refused:
     """A JSON integer, or refused unconverted if it has more than MAX_INT_DIGITS digits."""
     digits = len(literal.lstrip("-"))
-    return int(literal) if digits <= MAX_INT_DIGITS else _Refused(_huge_int_rule(digits))
-
-
-def _huge_int_rule(digits: int) -> str:
-    return f"integer with {digits} digits is beyond the float range (at most {_FLOAT_MAX:.1e})"
+    return int(literal) if digits <= MAX_INT_DIGITS else _Refused(huge_int_rule(digits))
 
 
 def _first_line(err: Exception) -> str:
@@ -305,7 +300,7 @@ class _StrictLoader(_SafeLoader):
         """The stock integer, unless the literal has more than MAX_INT_DIGITS digits."""
         digits = len(self.construct_scalar(node).replace("_", "").lstrip("+-0"))
         if digits > MAX_INT_DIGITS:
-            return _Refused(_huge_int_rule(digits))
+            return _Refused(huge_int_rule(digits))
         return super().construct_yaml_int(node)
 
     def flatten_mapping(self, node: yaml.MappingNode) -> None:
@@ -426,23 +421,12 @@ def _scalar_problem(value: Any) -> str | None:
     kind = type(value)
     if kind is _Refused:
         return value.rule
-    if kind is int and abs(value) > _FLOAT_MAX:
-        return _huge_int_rule(len(str(abs(value))))
+    if kind is int and abs(value) > FLOAT_MAX:
+        return huge_int_rule(decimal_digits(value))
     if kind is str:
-        at = _surrogate_at(value)
+        at = lone_surrogate_at(value)
         if at is not None:
             return f"string has a lone surrogate {value[at]!r} at index {at}: not valid Unicode text"
-    return None
-
-
-def _surrogate_at(text: str) -> int | None:
-    """The index of the first lone surrogate in ``text`` (which UTF-8 cannot encode), or None."""
-    if text.isascii():
-        return None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as err:
-        return err.start
     return None
 
 
@@ -452,6 +436,6 @@ def _index(path: str, index: int) -> str:
 
 def _key(path: str, key: Any) -> str:
     text = key if isinstance(key, str) else str(key)
-    if _surrogate_at(text) is not None:
+    if lone_surrogate_at(text) is not None:
         text = ascii(text)  # keep the message printable
     return f"{path}.{text}" if path else text

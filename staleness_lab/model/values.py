@@ -39,8 +39,8 @@ def require_number(
     """A finite real number (not a bool, not NaN or infinite) within the given bounds."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(field, f"must be a number, got {_show(value)}", table=table)
-    if isinstance(value, int) and abs(value) > _FLOAT_MAX:
-        raise InputError(field, f"integer with {_digits(value)} digits is beyond the float range", table=table)
+    if isinstance(value, int) and abs(value) > FLOAT_MAX:
+        raise InputError(field, huge_int_rule(decimal_digits(value)), table=table)
     number = float(value)
     if not math.isfinite(number):
         raise InputError(field, f"must be a finite number, got {value}", table=table)
@@ -60,18 +60,20 @@ def require_str(value: Any, field: str, *, table: str | None = None) -> str:
     it cannot be written as UTF-8 to a trace, a cache key or a report)."""
     if not isinstance(value, str) or not value:
         raise InputError(field, f"must be a non-empty string, got {_show(value)}", table=table)
-    if not is_unicode(value):
+    if lone_surrogate_at(value) is not None:
         raise InputError(field, f"must be valid Unicode text, got {_show(value)}", table=table)
     return value
 
 
-def is_unicode(text: str) -> bool:
-    """True when ``text`` encodes as UTF-8 (no lone surrogates)."""
+def lone_surrogate_at(text: str) -> int | None:
+    """The index of the first lone surrogate in ``text`` (which UTF-8 cannot encode), or None."""
+    if text.isascii():
+        return None
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    except UnicodeEncodeError as err:
+        return err.start
+    return None
 
 
 def require_list(value: Any, field: str, *, table: str | None = None, non_empty: bool = True) -> list[Any]:
@@ -104,17 +106,28 @@ def check_keys(
             raise InputError(where, "missing required field", table=table)
 
 
-_FLOAT_MAX = sys.float_info.max
+#: The largest finite float: an integer beyond it has no float value.
+FLOAT_MAX = sys.float_info.max
 
 
-def _digits(value: int) -> int:
-    """Decimal digits of ``abs(value)`` without ``str()`` (refused past 4,300 digits)."""
-    return max(1, math.ceil(abs(value).bit_length() * math.log10(2)))
+def decimal_digits(value: int) -> int:
+    """Decimal digits of ``abs(value)``, exactly, without ``str()`` (which refuses past 4,300
+    digits): 2^(b-1) <= |value| < 2^b leaves two candidates, told apart by one power of ten."""
+    magnitude = abs(value)
+    if magnitude < 10:
+        return 1
+    digits = int((magnitude.bit_length() - 1) * math.log10(2)) + 1
+    return digits + 1 if magnitude >= 10**digits else digits
+
+
+def huge_int_rule(digits: int) -> str:
+    """The rule an integer of ``digits`` digits beyond :data:`FLOAT_MAX` breaks."""
+    return f"integer with {digits} digits is beyond the float range (at most {FLOAT_MAX:.1e})"
 
 
 def _show_int(value: int) -> str:
     """An integer as text, or its digit count when it is too long to print in one line."""
-    return str(value) if abs(value) < 10**30 else f"an integer with {_digits(value)} digits"
+    return str(value) if abs(value) < 10**30 else f"an integer with {decimal_digits(value)} digits"
 
 
 def _fmt(number: float) -> str:
