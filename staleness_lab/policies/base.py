@@ -15,6 +15,18 @@ A policy is bound to a workload once per run (``bind``) and returns a :class:`Bo
 * ``on_arrival(table, now)``, ``on_start(table, track, now)``, ``on_completion(table, now)``:
   optional hooks for adaptive schedulers. They observe; they never touch the engine's clock or
   queues.
+
+The **job model** is the policy's too: ``jobs = "golab"`` (the default) is the foundation's
+(a job loads everything available, Golab et al., Sec. 2); ``jobs = "sporadic"`` is Leontyev et
+al.'s adaptable sporadic task model (:mod:`staleness_lab.sim.sporadic`: one file or one period of
+data per job, releases and deadlines by eq. 3-4). Under it a policy may also give
+
+* ``period_at(table, t)``: the task period p(T_k, t) in force at ``t`` (deadline d = r + p(T_k,
+  r), eq. 3); default the nominal period p_k;
+* ``on_instant(now, view)``: called once per event instant after its completions, timers and
+  arrivals and before releases and dispatch; the policy reads and requests through the
+  :class:`~staleness_lab.sim.sporadic.SporadicView` (AUS's monitor and OPT, Fig. 6);
+* ``annotations()``: extra tidy frames for the trace after the run (AUS's mode log).
 """
 
 from __future__ import annotations
@@ -31,6 +43,11 @@ KeyFunction = Callable[[int, float, float, float], Any]
 PlaceFunction = Callable[[list[int], list[int], float, Any], list[tuple[int, int]]]
 Hook = Callable[[int, float], None]
 StartHook = Callable[[int, int, float], None]
+PeriodFunction = Callable[[int, float], float]
+InstantHook = Callable[[float, Any], None]
+Annotations = Callable[[], dict[str, Any]]
+#: The job models a policy may choose (see the module docstring).
+JOB_MODELS = ("golab", "sporadic")
 
 
 @dataclass(frozen=True)
@@ -43,6 +60,16 @@ class BoundPolicy:
     on_arrival: Hook | None = None
     on_start: StartHook | None = None
     on_completion: Hook | None = None
+    jobs: str = "golab"
+    period_at: PeriodFunction | None = None
+    on_instant: InstantHook | None = None
+    annotations: Annotations | None = None
+
+    def __post_init__(self) -> None:
+        if self.jobs not in JOB_MODELS:
+            raise ValueError(f"BoundPolicy.jobs must be one of {', '.join(JOB_MODELS)}, got {self.jobs!r}")
+        if self.jobs == "golab" and (self.period_at or self.on_instant or self.annotations):
+            raise ValueError("period_at, on_instant and annotations belong to the sporadic job model")
 
 
 class Policy(Protocol):

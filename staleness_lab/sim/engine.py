@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import zlib
 from heapq import heapify, heappop, heappush
 
 import numpy as np
@@ -45,23 +44,13 @@ from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy, Policy
 from staleness_lab.sim.arrivals import arrival_chunks
+from staleness_lab.sim.costs import DRAW_BLOCK as _DRAW_BLOCK
+from staleness_lab.sim.costs import cost_stream, noise_range, policy_stream
 from staleness_lab.sim.size import check_run_size
+from staleness_lab.sim.sporadic import SporadicRun
 from staleness_lab.sim.trace import Trace
 
 _INF = float("inf")
-#: Uniform draws fetched per table at a time for the variability model.
-_DRAW_BLOCK = 512
-
-
-def cost_stream(seed: int, table_name: str) -> np.random.Generator:
-    """The random stream of one table's cost draws: keyed by seed and table name, so policies
-    compared on one seed meet the same random costs (common random numbers)."""
-    return np.random.default_rng([seed, zlib.crc32(table_name.encode())])
-
-
-def policy_stream(seed: int) -> np.random.Generator:
-    """The random stream a policy may use (Random), independent of the cost streams."""
-    return np.random.default_rng([seed, 0x706F6C69])
 
 
 def run(workload: Workload, policy: Policy, policy_name: str, *, max_events: int | None = None) -> Trace:
@@ -73,7 +62,28 @@ def run(workload: Workload, policy: Policy, policy_name: str, *, max_events: int
     bound = policy.bind(workload, policy_stream(workload.seed))
     if not isinstance(bound, BoundPolicy):
         raise InputError("policy", f"bind() must return a BoundPolicy, got {type(bound).__name__}")
+    if bound.jobs == "sporadic":
+        return _run_sporadic(workload, bound, policy_name)
     return _Run(workload, bound).execute(policy_name)
+
+
+def _run_sporadic(workload: Workload, bound: BoundPolicy, policy_name: str) -> Trace:
+    """A run under Leontyev et al.'s sporadic job model (:mod:`.sporadic`): ``chop`` and
+    ``min_separation`` contradict Def. 8 and eq. 4, so they are bad input there; the model's
+    dispatch is order-only (GEDF-NP and its adaptive variants)."""
+    for k, table in enumerate(workload.tables):
+        if workload.chop_of(k) is not None:
+            field = f"tables[{k}].chop" if table.chop is not None else "chop"
+            raise InputError(field, f"does not apply under {policy_name}'s sporadic job model (Def. 8 fixes what a job loads)",
+                             table=table.name if table.chop is not None else None)
+        if table.min_separation:
+            raise InputError(f"tables[{k}].min_separation", f"does not apply under {policy_name}'s sporadic job model "
+                             "(eq. 4 fixes the releases)", table=table.name)
+    if bound.place is not None or bound.rekey_on_data:
+        raise InputError("policy", "the sporadic job model dispatches by key only (no place, no rekey_on_data)")
+    noise = noise_range(workload)
+    streams = [cost_stream(workload.seed, t.name) for t in workload.tables] if noise is not None else None
+    return SporadicRun(workload, bound, streams).execute(policy_name, noise)
 
 
 class EngineView:
@@ -124,7 +134,12 @@ class EngineView:
 
     def next_arrival(self, i: int, now: float) -> tuple[float, float] | None:
         """The next feed arrival of base table ``i`` strictly after ``now``, as (time, data_to);
-        None for a derived table or a replayed feed with no more arrivals."""
+        None for a derived table or a replayed or compiled feed with no more files (of several
+        files landing at once, the first)."""
+        times = self._run.arrival_times[i]
+        if times is not None:
+            k = bisect.bisect_right(times, now)
+            return self._run.w.files[i][k] if k < len(times) else None
         table = self._run.w.tables[i]
         if table.period is not None:
             k = max(1, math.floor((now - table.phase) / table.period) + 1)
@@ -132,10 +147,6 @@ class EngineView:
             if time <= now:
                 time = table.phase + (k + 1) * table.period
             return time, time
-        if table.arrivals is not None:
-            times = self._run.arrival_times[i]
-            k = bisect.bisect_right(times, now)
-            return table.arrivals[k] if k < len(times) else None
         return None
 
 
@@ -151,8 +162,9 @@ class _Run:
         self.freshness = [t.initial_freshness for t in tables]
         self.avail = list(self.freshness)
         self.chop_limit = self._chop_limits()
-        self.batch_ends = [None if t.arrivals is None else [d for _, d in t.arrivals] for t in tables]
-        self.arrival_times = [None if t.arrivals is None else [a for a, _ in t.arrivals] for t in tables]
+        files = workload.files  # None: a plain periodic feed or a derived table
+        self.batch_ends = [None if f is None else [d for _, d in f] for f in files]
+        self.arrival_times = [None if f is None else [a for a, _ in f] for f in files]
 
     def _chop_limits(self) -> list[float | None]:
         """Per table, the most data one job may load (chop * period), or None."""
@@ -175,8 +187,9 @@ class _Run:
         """Where a job of table ``i`` starting from freshness ``f`` stops loading under chopping.
 
         Base tables stop at the last arrival boundary within ``f + chop*period`` (at least one
-        batch); derived tables at ``f + chop*period`` (Golab et al., Sec. 3.4, reading in the
-        spec's Sec. 2.7).
+        batch): a file's timestamp (replayed and compiled feeds), else ``phase + k*period``;
+        derived tables at ``f + chop*period`` (Golab et al., Sec. 3.4, reading in the spec's
+        Sec. 2.7).
         """
         cap = f + self.chop_limit[i]  # type: ignore[operator]
         if cap >= avail:
@@ -184,7 +197,8 @@ class _Run:
         table = self.w.tables[i]
         if table.sources is not None:
             return cap
-        if table.period is not None:  # boundaries phase + k*period, k >= 1
+        ends = self.batch_ends[i]
+        if ends is None:  # a plain periodic feed: boundaries phase + k*period, k >= 1
             period, phase = table.period, table.phase
             k_first = max(1, math.floor((f - phase) / period) + 1)
             if phase + k_first * period <= f:  # f sat on a boundary up to rounding
@@ -193,7 +207,6 @@ class _Run:
             if phase + k_cap * period > cap:
                 k_cap -= 1
             return min(phase + max(k_first, k_cap) * period, avail)
-        ends = self.batch_ends[i]
         k = bisect.bisect_right(ends, cap) - 1
         if k < 0 or ends[k] <= f:
             k = bisect.bisect_right(ends, f)
@@ -239,9 +252,10 @@ class _Run:
         job: list[tuple] = [()] * n  # (table, track, release, start, data_from, data_to, cost)
         done: list[tuple] = []  # finish = start + cost, the very sum that timed the completion
 
-        variability = w.variability
+        noise = noise_range(w)  # cost *= lo + span * U[0, 1): variability b is (b, 1), cost_noise (lo, hi - lo)
+        noise_lo, noise_span = noise if noise is not None else (0.0, 0.0)
         draws: list[list[float]] = [[] for _ in range(n)]
-        streams = [cost_stream(w.seed, t.name) for t in tables] if variability is not None else []
+        streams = [cost_stream(w.seed, t.name) for t in tables] if noise is not None else []
         slowdown = w.slowdown
         sd_factor = slowdown.factor if slowdown else 1.0
         sd_normal = slowdown.normal if slowdown else 0.0
@@ -412,11 +426,11 @@ class _Run:
                 if any_chop and chop_limit[i] is not None:
                     end = chopped_end(i, f, end)
                 cost = alpha[i] + beta[i] * (end - f)
-                if variability is not None:
+                if noise is not None:
                     queue = draws[i]
                     if not queue:
                         queue.extend(streams[i].random(_DRAW_BLOCK)[::-1].tolist())
-                    cost *= variability + queue.pop()
+                    cost *= noise_lo + noise_span * queue.pop()
                 if sd_cycle and (sd_normal == 0 or t % sd_cycle >= sd_normal):
                     cost *= sd_factor
                 claimed[i] = end

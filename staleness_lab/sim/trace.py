@@ -3,7 +3,7 @@ integrals accumulated during the run. Tables are built once, columnar, on first 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 from operator import itemgetter
@@ -16,6 +16,10 @@ from staleness_lab.model import Workload
 #: Fields of the engine's job records, in order (finish is kept beside them).
 RECORD_FIELDS = ("table", "track", "release", "start", "data_from", "data_to", "cost")
 JOB_COLUMNS = ["table", "track", "release", "start", "finish", "data_from", "data_to", "cost"]
+#: The sporadic job model's extra fields per job, aligned with the job records.
+DEADLINE_FIELDS = ("deadline", "redated_from")
+#: Fields of a sporadic job released but not started by the horizon.
+UNSTARTED_FIELDS = ("table", "release", "deadline", "redated_from")
 
 
 @dataclass(eq=False)
@@ -27,6 +31,13 @@ class Trace:
     completion); ``in_flight`` the records of jobs still running at the horizon; ``staleness_area`` and
     ``max_staleness`` the exact per-table integrals over ``[warmup, horizon]`` accumulated by
     the engine.
+
+    Under the sporadic job model (:mod:`staleness_lab.sim.sporadic`, ``job_model ==
+    "sporadic"``) ``deadlines`` and ``in_flight_deadlines`` hold each job's (deadline,
+    redated_from) beside its record (``redated_from`` is the release before a rule-(iv) re-dating,
+    NaN if none), ``unstarted`` the jobs released but not started by the horizon (fields
+    :data:`UNSTARTED_FIELDS`), and ``frames`` the trailing-edge steps and the policy's
+    annotations (AUS's mode log).
     """
 
     workload: Workload
@@ -36,6 +47,11 @@ class Trace:
     in_flight: list[tuple]
     staleness_area: list[float]
     max_staleness: list[float]
+    job_model: str = "golab"
+    deadlines: list[tuple[float, float]] = field(default_factory=list)
+    in_flight_deadlines: list[tuple[float, float]] = field(default_factory=list)
+    unstarted: list[tuple] = field(default_factory=list)
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def n_jobs(self) -> int:
@@ -75,6 +91,11 @@ class Trace:
         frame = pd.DataFrame({**cols, "table": pd.Series(names[cols["table"]], dtype="string")})
         frame["response"] = frame["finish"] - frame["release"]
         frame["stretch"] = frame["response"] / frame["cost"]
+        if self.job_model == "sporadic":
+            extra = np.array(self.deadlines, dtype=float).reshape(-1, len(DEADLINE_FIELDS))
+            frame["deadline"] = extra[:, 0]
+            frame["tardiness"] = np.maximum(0.0, frame["finish"].to_numpy() - extra[:, 0])
+            frame["redated_from"] = extra[:, 1]
         return frame
 
     @cached_property
