@@ -21,6 +21,8 @@ from staleness_lab.sim import Trace
 
 #: The files of one trace, in the order they are written.
 TRACE_FILES = ("jobs.parquet", "freshness.parquet")
+#: Files a trace adds under the sporadic job model (``Trace.frames``: trailing edges, AUS's modes).
+FRAME_FILES = ("trailing_edge.parquet", "modes.parquet")
 
 
 def _provenance(trace: Trace, version: str) -> dict[bytes, bytes]:
@@ -49,7 +51,7 @@ def check_trace_dir(directory: Path, option: str) -> None:
 
     ``directory`` may be missing (it is created with its parents), empty, or hold nothing but
     regular files named ``jobs.parquet`` / ``freshness.parquet`` (an earlier trace, which is
-    replaced as a whole). Anything else in it -- another file, a subdirectory, a symbolic link,
+    replaced as a whole, with its :data:`FRAME_FILES`). Anything else in it -- another file, a subdirectory, a symbolic link,
     even one named like a trace file -- is refused with an :class:`InputError` naming ``option``,
     since replacing the directory would delete it. A symbolic link to a directory counts as that
     directory; its parent must be writable, because the new trace is renamed into place.
@@ -67,7 +69,8 @@ def check_trace_dir(directory: Path, option: str) -> None:
         raise InputError(option, f"{directory}: {target.parent} is not writable")
     try:
         with os.scandir(target) as entries:
-            names = sorted((e.name, e.name in TRACE_FILES and e.is_file(follow_symlinks=False)) for e in entries)
+            names = sorted((e.name, e.name in TRACE_FILES + FRAME_FILES and e.is_file(follow_symlinks=False))
+                           for e in entries)
     except OSError as err:
         raise InputError(option, f"{directory}: cannot be read ({err.strerror or err})") from None
     for name, trace_file in names:
@@ -112,7 +115,8 @@ def check_output_file(path: Path, option: str) -> None:
 
 
 def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "--trace-out") -> list[Path]:
-    """Write ``jobs.parquet`` and ``freshness.parquet`` into ``directory``, as a pair.
+    """Write ``jobs.parquet`` and ``freshness.parquet`` into ``directory``, as a pair (plus
+    ``<name>.parquet`` for each of the trace's extra ``frames``: :data:`FRAME_FILES`).
 
     Both files are written into a hidden temporary sibling ``.NAME.*.tmp``
     (:func:`~staleness_lab.provenance.building_directory`: given the user's umask when complete),
@@ -129,10 +133,12 @@ def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "-
     target = _target(directory)
     meta = _provenance(trace, version)
     with building_directory(target) as work:
-        for name, frame in zip(TRACE_FILES, (trace.jobs, trace.freshness)):
+        files = {**dict(zip(TRACE_FILES, (trace.jobs, trace.freshness))),
+                 **{f"{name}.parquet": frame for name, frame in trace.frames.items()}}
+        for name, frame in files.items():
             write_parquet_atomic(frame, work / name, meta)
         check_trace_dir(directory, option)  # again, just before an earlier directory is swapped out
-    return [directory / name for name in TRACE_FILES]
+    return [directory / name for name in files]
 
 
 def _target(directory: Path) -> Path:

@@ -152,3 +152,20 @@ def test_eq4_invariants(w):
     again = gedf(w)
     pd.testing.assert_frame_equal(trace.jobs, again.jobs, check_exact=True)
     assert trace.staleness_area == again.staleness_area and not any(math.isnan(a) for a in trace.staleness_area)
+
+
+def test_trace_out_writes_the_extra_frames(tmp_path):
+    """``--trace-out`` keeps the deadline columns and adds trailing_edge.parquet; rewriting the same
+    directory replaces the whole set."""
+    from staleness_lab.tracefiles import write_trace
+
+    w = Workload(tables=(Table("A", alpha=0.5, beta=0.0, period=2.0),), tracks=1, horizon=9.0)
+    trace = gedf(w)
+    out = tmp_path / "trace"
+    written = write_trace(trace, out, version="test")
+    assert sorted(p.name for p in written) == ["freshness.parquet", "jobs.parquet", "trailing_edge.parquet"]
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert {"deadline", "tardiness", "redated_from"} <= set(jobs.columns)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "trailing_edge.parquet"), trace.frames["trailing_edge"])
+    write_trace(trace, out, version="test")
+    assert sorted(p.name for p in out.iterdir()) == ["freshness.parquet", "jobs.parquet", "trailing_edge.parquet"]
