@@ -14,11 +14,12 @@ from staleness_lab.model.table import Table
 from staleness_lab.model.values import check_keys, require_mapping
 from staleness_lab.model.workload import Slowdown, Workload
 
-TOP_KEYS = {"tracks", "horizon", "seed", "tables", "variability", "slowdown", "warmup", "chop"}
+TOP_KEYS = {"tracks", "horizon", "seed", "tables", "variability", "cost_noise", "provisioning", "slowdown", "warmup", "chop"}
 TOP_REQUIRED = {"tracks", "horizon", "tables"}
 TABLE_KEYS = {
     "name", "period", "phase", "arrivals", "nominal_period", "sources",
     "alpha", "beta", "priority", "initial_freshness", "chop", "min_separation", "length_range",
+    "outages", "arrival_jitter", "timestamp_jitter", "budget", "recovery_period", "recovery_threshold",
 }
 TABLE_REQUIRED = {"name", "alpha", "beta", "priority"}
 SLOWDOWN_KEYS = {"factor", "normal", "slow"}
@@ -43,7 +44,7 @@ def parse_workload(data: Any) -> Workload:
         raw = require_mapping(data["slowdown"], "slowdown")
         check_keys(raw, "slowdown", allowed=SLOWDOWN_KEYS, required=SLOWDOWN_KEYS)
         slowdown = Slowdown(**raw)
-    options = {k: data[k] for k in ("seed", "variability", "warmup", "chop") if k in data}
+    options = {k: data[k] for k in ("seed", "variability", "cost_noise", "provisioning", "warmup", "chop") if k in data}
     return Workload(tables=tuple(tables), tracks=data["tracks"], horizon=data["horizon"], slowdown=slowdown, **options)
 
 

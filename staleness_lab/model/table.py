@@ -30,6 +30,23 @@ class Table:
     :meth:`declared_lengths` for its default.
     ``chop`` caps one job at ``chop`` periods of data; ``min_separation`` delays a release until
     that long after the previous one (the sporadic rule).
+
+    Leontyev et al.'s AUS model (Def. 2, Def. 10, Sec. 2.4) adds, per table:
+
+    * ``outages`` ``((start, end), ...)`` on a base table (periodic or replayed): sorted,
+      disjoint, ``0 <= start < end``; a file arriving in ``[start, end)`` lands at ``end`` with its
+      timestamp unchanged (:mod:`staleness_lab.model.feeds`);
+    * ``arrival_jitter`` J in ``[0, period]`` and ``timestamp_jitter`` kappa >= 0 on a periodic
+      table: file k arrives at ``phase + k*period - J*u_k`` with timestamp ``arrival - kappa*v_k``
+      (seeded uniforms; timestamps kept non-decreasing);
+    * ``budget`` e_k > 0, ``recovery_period`` p_k^[r] > 0 and ``recovery_threshold`` Delta F >= 0.
+      Def. 10's ``e_k <= p_k^[r] <= p_k`` is checked when a scheduler binds; here only as far as
+      the table itself gives both sides (``budget`` and ``recovery_period``; ``period`` or
+      ``nominal_period`` and ``recovery_period``).
+
+    ``nominal_period`` is also valid on a derived table (its p_k, in place of the largest period of
+    its base ancestors); never on a periodic one. A table with outages or a nonzero jitter has a
+    :attr:`compiled_feed`: its files are compiled once (:attr:`Workload.files`) and replayed.
     """
 
     name: str
@@ -45,6 +62,12 @@ class Table:
     chop: float | None = None
     min_separation: float = 0.0
     length_range: tuple[float, float] | None = None
+    outages: tuple[tuple[float, float], ...] | None = None
+    arrival_jitter: float = 0.0
+    timestamp_jitter: float = 0.0
+    budget: float | None = None
+    recovery_period: float | None = None
+    recovery_threshold: float | None = None
 
     def __post_init__(self) -> None:
         name = require_str(self.name, "name")
@@ -67,8 +90,9 @@ class Table:
         elif self.phase != 0:
             raise InputError("phase", "applies only to a table with a period", table=name)
         if self.nominal_period is not None:
-            if self.arrivals is None:
-                raise InputError("nominal_period", "applies only to a table with arrivals", table=name)
+            if self.period is not None:
+                raise InputError("nominal_period", "applies only to a table with arrivals or sources "
+                                 "(a periodic table's period is its own)", table=name)
             self._set("nominal_period", require_number(self.nominal_period, "nominal_period", gt=0, table=name))
         if self.arrivals is not None:
             self._set("arrivals", _check_arrivals(self.arrivals, name))
@@ -81,6 +105,33 @@ class Table:
             if self.sources is not None:
                 raise InputError("length_range", "applies only to a base table (a feed's update lengths)", table=name)
             self._set("length_range", _check_length_range(self.length_range, name))
+        self._check_feed_keys(name)
+        self._check_task_keys(name)
+
+    def _check_feed_keys(self, name: str) -> None:
+        """``outages`` (base tables) and the jitters (periodic tables)."""
+        if self.outages is not None:
+            if self.sources is not None:
+                raise InputError("outages", "applies only to a base table (a feed's files)", table=name)
+            self._set("outages", _check_outages(self.outages, name))
+        for key in ("arrival_jitter", "timestamp_jitter"):
+            value = require_number(getattr(self, key), key, ge=0, table=name)
+            if value and self.period is None:
+                raise InputError(key, "applies only to a periodic table", table=name)
+            self._set(key, value)
+        if self.period is not None and self.arrival_jitter > self.period:
+            raise InputError("arrival_jitter", f"must be <= the period {self.period:g} (Def. 2: J in [0, p]), "
+                             f"got {self.arrival_jitter:g}", table=name)
+
+    def _check_task_keys(self, name: str) -> None:
+        """``budget`` > 0, ``recovery_period`` > 0 (within ``[budget, p_k]`` as far as this table
+        gives them), ``recovery_threshold`` >= 0."""
+        if self.budget is not None:
+            self._set("budget", require_number(self.budget, "budget", gt=0, table=name))
+        if self.recovery_period is not None:
+            self._set("recovery_period", _check_recovery_period(self, name))
+        if self.recovery_threshold is not None:
+            self._set("recovery_threshold", require_number(self.recovery_threshold, "recovery_threshold", ge=0, table=name))
 
     def _set(self, key: str, value: Any) -> None:
         """Store a normalised value on the frozen instance (validation only)."""
@@ -98,6 +149,12 @@ class Table:
     @property
     def is_base(self) -> bool:
         return self.sources is None
+
+    @property
+    def compiled_feed(self) -> bool:
+        """Whether the feed's files must be compiled (outages, or a nonzero jitter) rather than
+        generated on the plain periodic path or replayed as listed."""
+        return self.outages is not None or self.arrival_jitter > 0 or self.timestamp_jitter > 0
 
     def cost(self, n: float) -> float:
         """Nominal update cost E(n) = alpha + beta*n (Golab et al., Sec. 2.2)."""
@@ -144,10 +201,10 @@ class Table:
                 out["phase"] = self.phase
         if self.arrivals is not None:
             out["arrivals"] = [list(a) for a in self.arrivals]
-            if self.nominal_period is not None:
-                out["nominal_period"] = self.nominal_period
         if self.sources is not None:
             out["sources"] = list(self.sources)
+        if self.nominal_period is not None:
+            out["nominal_period"] = self.nominal_period
         out.update(alpha=self.alpha, beta=self.beta, priority=self.priority)
         if self.initial_freshness:
             out["initial_freshness"] = self.initial_freshness
@@ -157,6 +214,14 @@ class Table:
             out["min_separation"] = self.min_separation
         if self.length_range is not None:
             out["length_range"] = list(self.length_range)
+        if self.outages is not None:
+            out["outages"] = [list(o) for o in self.outages]
+        for key in ("arrival_jitter", "timestamp_jitter"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        for key in ("budget", "recovery_period", "recovery_threshold"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
 
@@ -190,3 +255,34 @@ def _check_length_range(value: Any, name: str) -> tuple[float, float]:
     low = require_number(value[0], "length_range[0]", gt=0, table=name)
     high = require_number(value[1], "length_range[1]", ge=low, table=name)
     return (low, high)
+
+
+def _check_recovery_period(table: Table, name: str) -> float:
+    """``recovery_period`` > 0, and within Def. 10's ``[e_k, p_k]`` where the table gives
+    ``budget`` (e_k) or its own ``period`` / ``nominal_period`` (p_k)."""
+    value = require_number(table.recovery_period, "recovery_period", gt=0, table=name)
+    if table.budget is not None and value < table.budget:
+        raise InputError("recovery_period", f"must be >= the budget {table.budget:g} (Def. 10: e_k <= p_k^[r]), "
+                         f"got {value:g}", table=name)
+    own = table.period if table.period is not None else table.nominal_period
+    if own is not None and value > own:
+        raise InputError("recovery_period", f"must be <= the period {own:g} (Def. 10: p_k^[r] <= p_k), "
+                         f"got {value:g}", table=name)
+    return value
+
+
+def _check_outages(value: Any, name: str) -> tuple[tuple[float, float], ...] | None:
+    """``[[start, end], ...]`` with ``0 <= start < end``, sorted and disjoint (each start at or
+    after the previous end); an empty list is no outage (None)."""
+    out: list[tuple[float, float]] = []
+    for k, pair in enumerate(require_list(value, "outages", table=name, non_empty=False)):
+        field_ = f"outages[{k}]"
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InputError(field_, "must be a pair [start, end]", table=name)
+        start = require_number(pair[0], field_ + "[0]", ge=0, table=name)
+        end = require_number(pair[1], field_ + "[1]", gt=start, table=name)
+        if out and start < out[-1][1]:
+            raise InputError(field_ + "[0]", f"outages must be sorted and disjoint: start {start:g} is before "
+                             f"the end {out[-1][1]:g} of outages[{k - 1}]", table=name)
+        out.append((start, end))
+    return tuple(out) or None

@@ -10,8 +10,9 @@ from typing import Any
 
 from staleness_lab.errors import InputError
 from staleness_lab.model.dag import ancestors, topological_order
+from staleness_lab.model.feeds import Files, compile_files, last_landing
 from staleness_lab.model.table import Table
-from staleness_lab.model.values import require_int, require_number
+from staleness_lab.model.values import require_int, require_number, require_str
 
 
 #: The most tracks a workload may declare. At most one job per table runs at a time, so tracks
@@ -21,6 +22,8 @@ MAX_TRACKS = 10_000
 MAX_SEED = 2**63 - 1
 #: Totals (weighted staleness, costs) must stay below this, far from float overflow (1.8e308).
 MAGNITUDE_LIMIT = 1e300
+#: Leontyev et al.'s budget provisioning (Sec. VII): e_k from the worst or the average cost.
+PROVISIONING = ("worst", "average")
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,9 @@ class Workload:
 
     ``tracks`` identical processors, simulated and measured over ``[0, horizon]`` (metrics over
     ``[warmup, horizon]``). ``variability`` b draws each actual cost uniformly from
-    ``[b*E, (1+b)*E]`` (Golab et al., Sec. 5); ``chop`` is the default for tables without one.
+    ``[b*E, (1+b)*E]`` (Golab et al., Sec. 5); ``cost_noise`` ``(lo, hi)`` from ``[lo*E, hi*E]``
+    on the same streams (Leontyev et al., Sec. VII; not both); ``provisioning`` (``worst`` or
+    ``average``) is how AUS sizes default budgets. ``chop`` is the default for tables without one.
     """
 
     tables: tuple[Table, ...]
@@ -66,6 +71,8 @@ class Workload:
     slowdown: Slowdown | None = None
     warmup: float = 0.0
     chop: float | None = None
+    cost_noise: tuple[float, float] | None = None
+    provisioning: str = "worst"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -77,6 +84,10 @@ class Workload:
             set_(self, "variability", require_number(self.variability, "variability", ge=0))
         if self.chop is not None:
             set_(self, "chop", require_number(self.chop, "chop", ge=1))
+        if self.cost_noise is not None:
+            set_(self, "cost_noise", self._checked_cost_noise())
+        if require_str(self.provisioning, "provisioning") not in PROVISIONING:
+            raise InputError("provisioning", f"must be one of {', '.join(PROVISIONING)}, got {self.provisioning!r}")
         if self.slowdown is not None and not isinstance(self.slowdown, Slowdown):
             raise InputError("slowdown", "must be a Slowdown {factor, normal, slow}")
         if not isinstance(self.tables, (list, tuple)):
@@ -86,6 +97,16 @@ class Workload:
         set_(self, "tables", tuple(self.tables))
         self._check_tables()
         self._check_magnitudes()
+
+    def _checked_cost_noise(self) -> tuple[float, float]:
+        """``[lo, hi]`` with 0 <= lo <= hi and hi > 0, and no ``variability`` beside it."""
+        if self.variability is not None:
+            raise InputError("cost_noise", "not both with variability (variability b is cost_noise [b, 1+b])")
+        value = self.cost_noise
+        if not isinstance(value, (list, tuple)) or len(value) != 2:
+            raise InputError("cost_noise", f"must be a pair [lo, hi], got {value!r}")
+        lo = require_number(value[0], "cost_noise[0]", ge=0)
+        return (lo, require_number(value[1], "cost_noise[1]", ge=lo, gt=0))
 
     def _check_tables(self) -> None:
         seen: dict[str, int] = {}
@@ -113,11 +134,13 @@ class Workload:
     def _check_magnitudes(self) -> None:
         """Refuse weights and costs whose totals would overflow a float (an ``inf`` total is no
         result): every table's weighted staleness area is at most ``priority * H * (H - F(0))``
-        and one job's cost at most ``(alpha + beta * (H - F(0))) * (1 + b) * slowdown``, with H
-        the horizon (or the last listed arrival, if later); each, and their sum, must stay
+        and one job's cost at most ``(alpha + beta * (H - F(0))) * noise * slowdown``, with H
+        the horizon (or the landing of the last listed arrival, if later) and noise the largest
+        cost multiplier (``1 + b``, ``cost_noise``'s hi, else 1); each, and their sum, must stay
         below :data:`MAGNITUDE_LIMIT`."""
-        end = max([self.horizon, *(t.arrivals[-1][0] for t in self.tables if t.arrivals)])
-        scale = (1.0 + (self.variability or 0.0)) * (self.slowdown.factor if self.slowdown else 1.0)
+        end = max([self.horizon, *(last_landing(t) for t in self.tables if t.arrivals)])
+        noise = self.cost_noise[1] if self.cost_noise is not None else 1.0 + (self.variability or 0.0)
+        scale = noise * (self.slowdown.factor if self.slowdown else 1.0)
         total = 0.0
         for k, table in enumerate(self.tables):
             span = end - table.initial_freshness
@@ -170,18 +193,29 @@ class Workload:
     def periods(self) -> tuple[float | None, ...]:
         """Each table's period as EDF deadlines and chopping use it (Golab et al., Sec. 2.4).
 
-        Periodic: its period; replayed: its ``nominal_period`` (None when absent); derived: the
-        largest period among its base ancestors (None when one of them has none).
+        Periodic: its period; replayed: its ``nominal_period`` (None when absent); derived: its
+        ``nominal_period``, else the largest period among its base ancestors (None when one of
+        them has none).
         """
         own = [t.period if t.period is not None else t.nominal_period for t in self.tables]
         out: list[float | None] = []
         for k, table in enumerate(self.tables):
-            if table.is_base:
+            if table.is_base or table.nominal_period is not None:
                 out.append(own[k])
                 continue
             base = [own[a] for a in self.ancestor_sets[k] if self.tables[a].is_base]
             out.append(None if any(p is None for p in base) else max(base))  # type: ignore[type-var]
         return tuple(out)
+
+    @cached_property
+    def files(self) -> tuple[Files | None, ...]:
+        """Per table, the ``(arrival, timestamp)`` files of its feed in arrival order (several
+        may share an arrival time): every replayed feed (all its listed files, outages applied)
+        and every compiled periodic feed (:attr:`Table.compiled_feed`; its files arriving in
+        ``[0, horizon]``); None for a plain periodic feed (generated on the fly) and a derived
+        table. See :mod:`staleness_lab.model.feeds`. Compiling costs memory per file: check the
+        run size first (:func:`staleness_lab.sim.size.check_run_size`)."""
+        return tuple(compile_files(t, self.horizon, self.seed) for t in self.tables)
 
     def require_periods(self, who: str) -> tuple[float, ...]:
         """The periods, or a clear error naming the first replayed feed without one (a derived
@@ -208,6 +242,10 @@ class Workload:
             out["warmup"] = self.warmup
         if self.variability is not None:
             out["variability"] = self.variability
+        if self.cost_noise is not None:
+            out["cost_noise"] = list(self.cost_noise)
+        if self.provisioning != "worst":
+            out["provisioning"] = self.provisioning
         if self.slowdown is not None:
             s = self.slowdown
             out["slowdown"] = {"factor": s.factor, "normal": s.normal, "slow": s.slow}
@@ -224,8 +262,10 @@ class Workload:
     def with_overrides(self, **overrides: Any) -> "Workload":
         """A copy with the given global keys replaced (``tracks``, ``horizon``, ``seed``, ...),
         re-validated. Every key given is applied as is: ``None`` clears an optional key
-        (``variability``, ``slowdown``, ``chop``) and is bad input for a required one."""
-        unknown = set(overrides) - {"tracks", "horizon", "seed", "variability", "slowdown", "warmup", "chop", "tables"}
+        (``variability``, ``cost_noise``, ``slowdown``, ``chop``) and is bad input for a required
+        one."""
+        unknown = set(overrides) - {"tracks", "horizon", "seed", "variability", "cost_noise", "provisioning", "slowdown",
+                                    "warmup", "chop", "tables"}
         if unknown:
             raise InputError(sorted(unknown)[0], "is not a workload key that can be overridden")
         return replace(self, **overrides)

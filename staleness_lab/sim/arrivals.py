@@ -1,9 +1,10 @@
 """Feed arrivals, generated in sorted chunks outside the engine's event heap.
 
 Periodic arrival k of a table is at ``phase + k*period`` (k = 1, 2, ...), computed by
-multiplication, never by repeated addition, so no drift accumulates over long horizons. Replayed
-feeds are merged in. Within a chunk, arrivals are ordered by time, then by table position.
-(PERFORMANCE.md, design point 3.)
+multiplication, never by repeated addition, so no drift accumulates over long horizons. Files of
+replayed and compiled feeds (:attr:`staleness_lab.model.Workload.files`: outages, jitter) are
+merged in. Within a chunk, arrivals are ordered by time, then by table position, then (several
+files of one table landing at once) in file order. (PERFORMANCE.md, design point 3.)
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ CHUNK_ARRIVALS = 32768
 def arrival_chunks(workload: Workload) -> Iterator[tuple[list[float], list[int], list[float]]]:
     """Yield ``(times, tables, data_to)`` lists covering ``[0, horizon]`` in time order."""
     horizon = workload.horizon
-    periodic = [k for k, t in enumerate(workload.tables) if t.period is not None]
-    replayed = [k for k, t in enumerate(workload.tables) if t.arrivals is not None]
+    files = workload.files
+    periodic = [k for k, t in enumerate(workload.tables) if t.period is not None and files[k] is None]
+    replayed = [k for k in range(len(workload.tables)) if files[k] is not None]
     idx = np.array(periodic, dtype=np.int64)
     period = np.array([workload.tables[k].period for k in periodic], dtype=float)
     phase = np.array([workload.tables[k].phase for k in periodic], dtype=float)
-    logs = [np.array(workload.tables[k].arrivals, dtype=float).reshape(-1, 2) for k in replayed]
+    logs = [np.array(files[k], dtype=float).reshape(-1, 2) for k in replayed]
     with np.errstate(over="ignore"):  # 1/period overflows for a denormal period: rate inf, handled below
         rate = float(np.sum(1.0 / period)) if periodic else 0.0
     rate += sum(len(log) for log in logs) / horizon
@@ -50,7 +52,7 @@ def arrival_chunks(workload: Workload) -> Iterator[tuple[list[float], list[int],
         times = np.concatenate(parts_t)
         who = np.concatenate(parts_i)
         data = np.concatenate(parts_d)
-        order = np.lexsort((who, times))
+        order = np.lexsort((who, times))  # stable: one table's files landing at once stay in file order
         if len(order):
             yield times[order].tolist(), who[order].tolist(), data[order].tolist()
             lo = hi

@@ -3,8 +3,9 @@
 Bateni et al.'s X and their checks are about whole schedules: every update applied, nothing in
 flight. With finite feeds (replayed base tables, and views over them) a run is *drained* when
 no job is in flight and every table's freshness has reached the data it will ever have. The
-horizon is raised to the first ``max(horizon, last arrival) * 2**k``, k = 0..30, that drains;
-periodic feeds never stop, so their runs keep the given horizon and say why.
+horizon is raised to the first ``max(horizon, last arrival) * 2**k``, k = 0..30, that drains (the
+last arrival as it lands: after its outage, if one holds it back); periodic feeds never stop, so
+their runs keep the given horizon and say why.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from staleness_lab.model import Workload
 from staleness_lab.model.dag import topological_order
+from staleness_lab.model.feeds import last_landing
 from staleness_lab.policies.base import Policy
 from staleness_lab.sim.engine import run
 from staleness_lab.sim.trace import Trace
@@ -40,7 +42,8 @@ def infinite_feed(workload: Workload) -> str | None:
 
 def final_freshness(workload: Workload) -> list[float]:
     """The freshness each table reaches once every listed update is applied (finite feeds):
-    a replayed feed's last data end, a view's trailing edge over its sources' final freshness."""
+    a replayed feed's last data end (outages delay files, never change their data), a view's
+    trailing edge over its sources' final freshness."""
     out = [t.initial_freshness for t in workload.tables]
     for name in topological_order([t.name for t in workload.tables], workload.source_map):
         k = workload.index[name]
@@ -69,7 +72,7 @@ def drained_run(workload: Workload, policy: Policy, name: str, *, max_events: in
     if endless is not None:
         return DrainedRun(trace=run(workload, policy, name, max_events=max_events), drained=False, reason=endless)
     final = final_freshness(workload)
-    last = max(t.arrivals[-1][0] for t in workload.tables if t.arrivals is not None)
+    last = max(last_landing(t) for t in workload.tables if t.arrivals is not None)
     base = max(workload.horizon, last)
     trace = None
     for k in range(MAX_DOUBLINGS + 1):

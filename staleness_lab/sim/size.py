@@ -6,10 +6,13 @@ up front, naming the key that drives it, unless the caller raises the limit (``m
 ``--max-events``).
 
 Estimate (an upper bound up to the engine's own counting): a periodic feed has
-``floor((H - phase) / period)`` arrivals in ``[0, H]`` (arrival k at ``phase + k*period``, k >= 1);
-a replayed feed its listed arrivals; a base table runs at most one job per arrival (a job needs
-new data; chopping cuts a backlog into pieces of at least one period); a derived table at most
-one job per distinct trailing edge of its base ancestors, so at most the sum of their jobs. The
+``floor((H + J - phase) / period)`` arrivals in ``[0, H]`` (arrival k at ``phase + k*period``,
+k >= 1, up to J = ``arrival_jitter`` earlier; outages only delay files, some past H); a replayed
+feed its listed arrivals. The estimate never compiles a feed (:attr:`Workload.files`), so a run
+too big to hold is refused before its files are built. A base table runs at most one job per
+arrival (a job needs new data; chopping cuts a backlog into pieces of at least one period); a
+derived table at most one job per distinct trailing edge of its base ancestors, so at most the
+sum of their jobs. The
 engine counts an event per arrival and per completed job; its trace holds one row per job and
 per freshness change, about :data:`BYTES_PER_EVENT` bytes per event at the peak (measured: 112 B
 per event for 2 and 6 million events, DataFrames included).
@@ -93,7 +96,7 @@ def estimate(workload: Workload) -> RunSize:
     arrivals: list[float] = []
     for table in workload.tables:
         if table.period is not None:
-            count = (horizon - table.phase) / table.period  # inf for a denormal period
+            count = (horizon + table.arrival_jitter - table.phase) / table.period  # inf for a denormal period
             arrivals.append(max(0.0, math.floor(count)) if math.isfinite(count) else math.inf)
         elif table.arrivals is not None:
             arrivals.append(float(len(table.arrivals)))

@@ -215,7 +215,8 @@ class SporadicRun:
 
         A table fresh until ``at`` cannot release at ``at``, so its timer is armed only once it
         turns non-fresh before then (:meth:`arm`): periodic feeds whose next file lands exactly at
-        the deadline never need one."""
+        the deadline never need one. An unarmed plan whose table first turns non-fresh after
+        ``at`` was fresh at ``at``: it releases then, with r = that instant (eq. 4's second case)."""
         self.plan[i] = (at, release)
         self.armed[i] = False
         if at <= self.now:
@@ -291,6 +292,8 @@ class SporadicRun:
             te_steps.append((c, t, edge))
             planned = plan[c]
             if planned is not None:
+                if planned[0] < t and not armed[c]:  # fresh at its time: r = this first non-fresh instant
+                    plan[c] = (planned[0], None)
                 if planned[0] <= t:
                     due.add(c)
                 elif not armed[c]:
@@ -362,6 +365,8 @@ class SporadicRun:
                     te_steps.append((i, t, d))
                     planned = plan[i]
                     if planned is not None:
+                        if planned[0] < t and not armed[i]:  # fresh at its time: r = this first non-fresh instant
+                            plan[i] = (planned[0], None)
                         if planned[0] <= t:
                             due.add(i)
                         elif not armed[i]:

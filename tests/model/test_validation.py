@@ -164,7 +164,6 @@ PARSE_CASES = [
     case("nominal-period-zero", tab(1, nominal_period=0), "tables[1].nominal_period", "clicks", "> 0"),
     case("nominal-period-negative", tab(1, nominal_period=-1), "tables[1].nominal_period", "clicks", "> 0"),
     case("nominal-period-on-periodic", tab(0, nominal_period=5), "tables[0].nominal_period", "orders", "arrivals"),
-    case("nominal-period-on-derived", tab(2, nominal_period=5), "tables[2].nominal_period", "summary", "arrivals"),
     # arrivals
     case("arrivals-not-a-list", tab(1, arrivals="often"), "tables[1].arrivals", "clicks", "list"),
     case("arrivals-empty", tab(1, arrivals=[]), "tables[1].arrivals", "clicks", "empty"),
