@@ -33,7 +33,7 @@ def noise_range(workload: Workload) -> tuple[float, float] | None:
     (Sec. VII); None for exact costs."""
     if workload.variability is not None:
         return (workload.variability, 1.0)
-    noise = getattr(workload, "cost_noise", None)
-    if noise is not None:
-        return (noise[0], noise[1] - noise[0])
+    if workload.cost_noise is not None:
+        lo, hi = workload.cost_noise
+        return (lo, hi - lo)
     return None

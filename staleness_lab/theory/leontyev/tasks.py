@@ -11,22 +11,27 @@ rationals (E4, E5: 1.5, 2/3; E6: U_sum + increment = m exactly), and exact arith
 bounds free of summation-order noise (digest correction 6). A ``float`` is read as the decimal it
 prints as (``0.1`` -> 1/10, via ``repr``), which is what a workload author means.
 
-How a workload will map onto a task set (no ``from_workload`` yet: the model has no budgets or
-outages; this is the mapping the issue fixes, for whoever writes it):
+How a workload maps onto a task set (:func:`.workloads.from_workload`):
 
 * cost model: the paper's S_k + R_k * L (Sec. VII) is the workload's ``alpha + beta * n``, so
   S = ``alpha``, R = ``beta`` and L = the freshness delta a job loads;
-* p_k = the table's ``period`` (periodic feed), else its ``nominal_period`` (replayed feed), else the
-  derived default of :attr:`staleness_lab.model.Workload.periods` (largest base-ancestor period);
-* phi_k = the first nominal arrival, ``phase + period`` (the model's arrivals are at
-  ``phase + j*period``, j >= 1, and Def. 2's slot of file 1 is phi_k);
-* J_k = kappa_k = 0 until the model has jitters; m = ``tracks``; ``sources`` = the positions of the
-  table's sources in the workload;
-* e_k = :func:`default_budget` ``c * (alpha + beta * L_max)`` with L_max = :func:`max_update_length`
-  (= p_k for strictly periodic timestamps; c = 1 is the paper's "average-case" and c = 1 + b its
-  "worst-case" provisioning, Sec. VII, digest Sec. 1.4);
-* p_k^[r] from Rule A or B (:mod:`.bounds`) or an override; Delta F(V_k) defaults to A(V_k)
-  (Sec. 2.4's recommendation, :func:`.bounds.recovery_thresholds`).
+* p_k = the table's ``period`` (periodic feed), else its ``nominal_period`` (replayed feed, or a
+  derived table that gives one), else the derived default of
+  :attr:`staleness_lab.model.Workload.periods` (largest base-ancestor period);
+* phi_k = the first nominal arrival: ``phase + period`` for a periodic feed (the model's arrivals
+  are at ``phase + j*period``, j >= 1, and Def. 2's slot of file 1 is phi_k), the first listed
+  arrival adding data for a replayed feed;
+* J_k, kappa_k = ``arrival_jitter``, ``timestamp_jitter``; m = ``tracks``; ``sources`` = the
+  positions of the table's sources in the workload; lo, hi = the cost noise range (``cost_noise``,
+  or ``variability`` b as [b, 1 + b]; [1, 1] without noise);
+* e_k = the table's ``budget``, else :func:`default_budget` ``c * (alpha + beta * L_max)`` with
+  L_max the largest span one job can load (base periodic: max(phi_k - F_k(0), p_k + J_k + kappa_k);
+  replayed: the largest timestamp gap from F(0); derived: p_k) and c = hi * max(1, slowdown
+  factor) under ``provisioning: worst``, (lo + hi)/2 under ``average`` (Sec. VII's worst- and
+  average-case provisioning);
+* p_k^[r] = the table's ``recovery_period``, else Rule A (``recovery_rule="single"``) or Rule B
+  (``"all"``) of :mod:`.bounds`; Delta F(V_k) = ``recovery_threshold``, else A(V_k) (Sec. 2.4's
+  recommendation, :func:`.bounds.recovery_thresholds`).
 
 Note that Def. 10 (e_k <= p_k^[r] <= p_k) already implies u_k <= 1 (Def. 9), so every task set
 satisfies that precondition by construction; U_sum <= m is *not* enforced here (it is a
