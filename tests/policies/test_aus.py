@@ -11,25 +11,12 @@ from hypothesis import strategies as st
 
 from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.model import Table, Workload
-from staleness_lab.policies.base import BoundPolicy
 from staleness_lab.policies.registry import get_policy
 from staleness_lab.sim.engine import run
+from sporadic_policies import FixedPriority
 
 #: Example 1's feeds (digest E1): files every 3 from 1; D_1's files 2-4 are held back to 10.
 FILES = [1, 4, 7, 10, 13, 16, 19, 22, 25, 28]
-
-
-class FixedPriority:
-    """Non-preemptive fixed priority T_1 > T_2 on sporadic jobs (A6: Examples 4-6 are not EDF)."""
-
-    name = "fixed-priority"
-
-    def __init__(self, periods: list[float]) -> None:
-        self.periods = periods
-
-    def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
-        periods = self.periods
-        return BoundPolicy(key=lambda i, now, release, n: i, jobs="sporadic", period_at=lambda i, t: periods[i])
 
 
 def jobs_of(trace, table: str) -> list[tuple[float, float, float, float]]:

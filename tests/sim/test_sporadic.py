@@ -13,23 +13,9 @@ from hypothesis import strategies as st
 
 from staleness_lab.errors import InputError
 from staleness_lab.model import Table, Workload
-from staleness_lab.policies.base import BoundPolicy
 from staleness_lab.policies.registry import get_policy
 from staleness_lab.sim.engine import run
-
-
-class FixedPriority:
-    """Non-preemptive fixed priority by table position on sporadic jobs (the digest's A6: Examples
-    4-6 are fixed priority T_1 > T_2, not EDF), with per-table periods p(T_k)."""
-
-    name = "fixed-priority"
-
-    def __init__(self, periods: list[float]) -> None:
-        self.periods = periods
-
-    def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
-        periods = self.periods
-        return BoundPolicy(key=lambda i, now, release, n: i, jobs="sporadic", period_at=lambda i, t: periods[i])
+from sporadic_policies import FixedPriority
 
 
 def gedf(workload: Workload):
