@@ -87,3 +87,11 @@ def _periodic_window(
     times = phase[owner] + k * period[owner]
     keep = (k >= 1) & (times >= lo) & (times < hi)
     return times[keep], idx[owner[keep]]
+
+
+def next_chunk(chunks: Iterator[tuple[list[float], list[int], list[float]]]) -> tuple[list[float], list[int], list[float]]:
+    """The next chunk of :func:`arrival_chunks` with ``inf`` appended to its times, the sentinel
+    the engines' arrival loops stop at (only ``[inf]`` once the arrivals are exhausted)."""
+    times, tables, data_to = next(chunks, ([], [], []))
+    times.append(float("inf"))
+    return times, tables, data_to

@@ -36,19 +36,17 @@ from __future__ import annotations
 
 import bisect
 import math
-from heapq import heapify, heappop, heappush
-
-import numpy as np
+from heapq import heappop, heappush
 
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy, Policy
-from staleness_lab.sim.arrivals import arrival_chunks
+from staleness_lab.sim.arrivals import arrival_chunks, next_chunk
 from staleness_lab.sim.costs import DRAW_BLOCK as _DRAW_BLOCK
 from staleness_lab.sim.costs import cost_stream, noise_range, policy_stream
 from staleness_lab.sim.size import check_run_size
 from staleness_lab.sim.sporadic import SporadicRun
-from staleness_lab.sim.trace import Trace
+from staleness_lab.sim.trace import Trace, close_at_horizon
 
 _INF = float("inf")
 
@@ -310,8 +308,7 @@ class _Run:
                     new_data(i, old, 0.0)
 
         chunks = arrival_chunks(w)
-        at_t, at_i, at_d = next(chunks, ([], [], []))
-        at_t.append(_INF)
+        at_t, at_i, at_d = next_chunk(chunks)
         p = 0
         arrivals_before = 0  # arrivals in chunks already consumed
         t_arr = at_t[0]
@@ -391,8 +388,7 @@ class _Run:
                 t_arr = at_t[p]
                 if t_arr == _INF:
                     arrivals_before += p
-                    at_t, at_i, at_d = next(chunks, ([], [], []))
-                    at_t.append(_INF)
+                    at_t, at_i, at_d = next_chunk(chunks)
                     p = 0
                     t_arr = at_t[0]
             # 3. dispatch: the policy's order (or placement) fills the free tracks
@@ -445,12 +441,7 @@ class _Run:
                     on_start(i, track, t)
 
         in_flight = [job[i] for i in range(n) if running[i]]
-        # close every staleness integral at the horizon
-        for i in range(n):
-            a = last_change[i] if last_change[i] > warmup else warmup
-            area[i] += (horizon - a) * ((horizon + a) * 0.5 - F[i])
-            if horizon - F[i] > peak[i]:
-                peak[i] = horizon - F[i]
+        close_at_horizon(area, peak, last_change, F, warmup, horizon)
         return Trace(
             workload=w,
             policy=policy_name,

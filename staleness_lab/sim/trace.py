@@ -22,6 +22,18 @@ DEADLINE_FIELDS = ("deadline", "redated_from")
 UNSTARTED_FIELDS = ("table", "release", "deadline", "redated_from")
 
 
+def close_at_horizon(area: list[float], peak: list[float], last_change: list[float], freshness: list[float],
+                     warmup: float, horizon: float) -> None:
+    """Close each table's lazily integrated staleness at the horizon (the engines' last step):
+    add the area of t - F over [max(last change, warmup), horizon] and the staleness at the
+    horizon to the peak. Lists are per table position and updated in place."""
+    for i, f in enumerate(freshness):
+        a = last_change[i] if last_change[i] > warmup else warmup
+        area[i] += (horizon - a) * ((horizon + a) * 0.5 - f)
+        if horizon - f > peak[i]:
+            peak[i] = horizon - f
+
+
 @dataclass(eq=False)
 class Trace:
     """A run's record.
