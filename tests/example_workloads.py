@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import yaml
@@ -45,3 +46,14 @@ BASE: dict[str, Any] = {
         {"name": "summary", "sources": ["orders", "clicks"], "alpha": 1, "beta": 0.1, "priority": 1},
     ],
 }
+
+
+def with_entry(data: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    """A deep copy of the workload document ``data`` with the entry at ``path`` (keys and list
+    indices, e.g. ``("tables", 0, "budget")``) set to ``value``."""
+    out = copy.deepcopy(data)
+    target: Any = out
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return out

@@ -34,7 +34,7 @@ from staleness_lab.policies.base import BoundPolicy
 from staleness_lab.policies.options import Configurable, Option
 from staleness_lab.policies.proportional import allocate, make_place
 from staleness_lab.policies.registry import register
-from staleness_lab.sim.costs import noise_range
+from staleness_lab.theory.leontyev.workloads import noise_bounds
 
 
 def period_clusters(periods: tuple[float, ...]) -> list[list[int]]:
@@ -59,8 +59,7 @@ class Prp(Configurable):
     def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
         periods = workload.require_periods(self.name)
         alloc = allocate(workload, period_clusters(periods), mode="all")
-        noise = noise_range(workload)
-        hi = 1.0 if noise is None else noise[0] + noise[1]
+        hi = float(noise_bounds(workload)[1])
         alpha = [t.alpha for t in workload.tables]
         beta = [t.beta for t in workload.tables]
 

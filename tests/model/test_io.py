@@ -13,7 +13,7 @@ import yaml
 
 from staleness_lab import InputError, Workload, load_workload, parse_workload
 from staleness_lab.model import dump_workload
-from example_workloads import EXAMPLE_YAML
+from example_workloads import EXAMPLE_YAML, with_entry
 
 EXAMPLE_JSON = """\
 {
@@ -284,15 +284,6 @@ def test_digest_ignores_key_order_and_explicit_defaults() -> None:
     assert parse_workload(explicit).digest() == base
 
 
-def _change(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
-    data = copy.deepcopy(RICH)
-    target: Any = data
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return data
-
-
 @pytest.mark.parametrize(
     ("path", "value"),
     [
@@ -319,7 +310,7 @@ def _change(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
 )
 def test_digest_changes_when_a_value_changes(path: tuple[Any, ...], value: Any) -> None:
     base = parse_workload(RICH)
-    changed = parse_workload(_change(path, value))
+    changed = parse_workload(with_entry(RICH, path, value))
     assert changed != base
     assert changed.digest() != base.digest()
 

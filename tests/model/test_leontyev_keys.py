@@ -23,7 +23,7 @@ from staleness_lab.policies import BoundPolicy
 from staleness_lab.sim.drain import drained_run
 from staleness_lab.sim.engine import run
 from staleness_lab.sim.size import check_run_size, estimate
-from example_workloads import BASE
+from example_workloads import BASE, with_entry
 
 CLI = Path(sys.executable).parent / "staleness-lab"
 Mutation = Callable[[dict[str, Any]], None]
@@ -216,15 +216,6 @@ def test_defaults_are_left_out_of_to_dict() -> None:
     assert data.to_dict() == parse_workload(BASE).to_dict()
 
 
-def _change(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
-    data = copy.deepcopy(RICH)
-    target: Any = data
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return data
-
-
 @pytest.mark.parametrize(
     ("path", "value"),
     [
@@ -241,7 +232,7 @@ def _change(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
 )
 def test_digest_changes_when_a_new_key_changes(path: tuple[Any, ...], value: Any) -> None:
     base = parse_workload(RICH)
-    changed = parse_workload(_change(path, value))
+    changed = parse_workload(with_entry(RICH, path, value))
     assert changed != base and changed.digest() != base.digest()
 
 
