@@ -224,10 +224,12 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _infeasible(result: Infeasible, args: argparse.Namespace) -> int:
-    """A policy that cannot run the workload is a result: printed (JSON or text), exit 0."""
+def _infeasible(result: Infeasible, args: argparse.Namespace, **extra: Any) -> int:
+    """A policy that cannot run the workload is a result: printed (JSON or text, with ``extra``
+    keys in JSON), exit 0."""
     if args.json:
-        print(dumps({"status": "infeasible", "reason": result.reason, "policy": args.policy, "version": __version__}))
+        print(dumps({"status": "infeasible", "reason": result.reason, "policy": args.policy, "version": __version__,
+                     **extra}))
     else:
         print(f"infeasible: {result.reason}")
     return 0
@@ -242,7 +244,7 @@ def _check(args: argparse.Namespace) -> int:
     try:
         report = check(workload, args.policy, options=options, max_events=args.max_events, **given)
     except Infeasible as result:
-        return _infeasible(result, args)
+        return _infeasible(result, args, checks=[])
     out = report.to_json(args.policy, __version__)
     if args.json:
         print(dumps(out))

@@ -19,7 +19,7 @@ from staleness_lab.sim.trace import Trace
 from staleness_lab.theory.records import CheckRecord
 
 #: Modules whose import registers a suite (one per paper).
-SUITE_MODULES = ("staleness_lab.theory.bateni.suite",)
+SUITE_MODULES = ("staleness_lab.theory.bateni.suite", "staleness_lab.theory.leontyev.suite")
 
 
 @dataclass(frozen=True)

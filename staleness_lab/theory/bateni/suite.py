@@ -230,6 +230,8 @@ def _group_and_run(ctx: CheckContext, updates: list[TableUpdates], m: Measures, 
 @register_suite("bateni")
 def bateni_suite(ctx: CheckContext) -> list[CheckRecord]:
     """Every Bateni et al. claim on ``ctx.trace`` (see the module docstring)."""
+    if ctx.trace.job_model == "sporadic":  # Leontyev et al.'s job model: these claims are about Golab's
+        return []
     w = ctx.workload
     trace = ctx.trace
     updates = table_updates(trace)
