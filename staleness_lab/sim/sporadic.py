@@ -69,28 +69,6 @@ class JobView(NamedTuple):
         return not math.isnan(self.finish)
 
 
-class _Job:
-    """A released job of one task (mutable until it completes)."""
-
-    __slots__ = ("table", "release", "deadline", "redated_from", "track", "start", "finish", "data_from", "data_to", "cost")
-
-    def __init__(self, table: int, release: float, deadline: float) -> None:
-        self.table = table
-        self.release = release
-        self.deadline = deadline
-        self.redated_from = _NAN
-        self.track = -1
-        self.start = _NAN
-        self.finish = _NAN
-        self.data_from = _NAN
-        self.data_to = _NAN
-        self.cost = _NAN
-
-    def record(self) -> tuple:
-        """The foundation's job record (:data:`~staleness_lab.sim.trace.RECORD_FIELDS`)."""
-        return (self.table, self.track, self.release, self.start, self.data_from, self.data_to, self.cost)
-
-
 class SporadicView:
     """What a sporadic-model policy reads of the run at an instant, and what it may request."""
 
@@ -118,8 +96,10 @@ class SporadicView:
 
     def last_job(self, i: int) -> JobView | None:
         """The last released job of table ``i`` (None before its first release)."""
-        job = self._run.last[i]
-        return None if job is None else JobView(job.release, job.deadline, job.start, job.finish)
+        run = self._run
+        if math.isnan(run.release[i]):
+            return None
+        return JobView(run.release[i], run.deadline[i], run.start[i], run.finish[i])
 
     # -- requests ----------------------------------------------------------------------------
     def plan_release(self, i: int, *, at: float | None = None, first_nonfresh_from: float | None = None) -> None:
@@ -133,11 +113,10 @@ class SporadicView:
         run = self._run
         if (at is None) == (first_nonfresh_from is None):
             raise ValueError("plan_release takes exactly one of at=, first_nonfresh_from=")
-        if run.current[i] is not None:
+        if run.incomplete[i]:
             raise RuntimeError(f"plan_release: table {i} has an incomplete job; plan at its completion")
         if at is not None:
-            last = run.last[i]
-            f_prev = last.finish if last is not None else 0.0
+            f_prev = 0.0 if math.isnan(run.finish[i]) else run.finish[i]
             run.set_plan(i, max(at, f_prev, self.now), at)
         else:
             run.set_plan(i, max(first_nonfresh_from, self.now), None)  # type: ignore[type-var]
@@ -147,21 +126,19 @@ class SporadicView:
         and the deadline release + p(T_i, release). A pending job is re-keyed; for a finished
         job only the base of the next eq.-4 release moves (its record keeps its times)."""
         run = self._run
-        job = run.current[i]
-        if job is not None:
-            if not math.isnan(job.start):
+        if run.incomplete[i]:
+            if not math.isnan(run.start[i]):
                 raise RuntimeError(f"redate: table {i}'s job is executing (rules v-vii apply at its completion)")
-            if math.isnan(job.redated_from):
-                job.redated_from = job.release
-            job.release = release
-            job.deadline = release + run.period_at(i, release)
+            if math.isnan(run.redated_from[i]):
+                run.redated_from[i] = run.release[i]
+            run.release[i] = release
+            run.deadline[i] = release + run.period_at(i, release)
             run.push_ready(i, self.now)
             return
-        last = run.last[i]
-        if last is None:
+        if math.isnan(run.release[i]):
             raise RuntimeError(f"redate: table {i} has released no job")
         deadline = release + run.period_at(i, release)
-        run.set_plan(i, max(deadline, last.finish, self.now), deadline)
+        run.set_plan(i, max(deadline, run.finish[i], self.now), deadline)
 
     def wake_at(self, t: float) -> None:
         """Make ``t`` an event instant (``on_instant`` is called then). Ignored unless now < t < inf."""
@@ -182,8 +159,18 @@ class SporadicRun:
         self.F = [t.initial_freshness for t in w.tables]
         self.te = list(self.F)
         self.queue: list[deque[float]] = [deque() for _ in range(n)]
-        self.current: list[_Job | None] = [None] * n
-        self.last: list[_Job | None] = [None] * n
+        # each task's last released job (one incomplete job per task, eq. 4), one list per
+        # field: times are NaN until they happen, ``incomplete`` until it finishes
+        self.release = [_NAN] * n
+        self.deadline = [_NAN] * n
+        self.redated_from = [_NAN] * n
+        self.track = [-1] * n
+        self.start = [_NAN] * n
+        self.finish = [_NAN] * n
+        self.data_from = [_NAN] * n
+        self.data_to = [_NAN] * n
+        self.cost = [_NAN] * n
+        self.incomplete = [False] * n
         # the next-release plan: (at, r) -- at ``at``, a non-fresh table releases with r (None:
         # r = the release instant), a fresh one waits and releases at its first non-fresh instant
         self.plan: list[tuple[float, float | None] | None] = [(0.0, 0.0)] * n
@@ -221,10 +208,9 @@ class SporadicRun:
 
     def push_ready(self, i: int, now: float) -> None:
         """(Re-)key table ``i``'s pending job in the ready heap (older entries go stale)."""
-        job = self.current[i]
         v = self.version[i] + 1
         self.version[i] = v
-        heappush(self.ready, (self.bound.key(i, now, job.release, self.update_end(i) - self.F[i]), i, v))  # type: ignore[union-attr]
+        heappush(self.ready, (self.bound.key(i, now, self.release[i], self.update_end(i) - self.F[i]), i, v))
 
     def update_end(self, i: int) -> float:
         """Where a job of table ``i`` starting now stops loading (Def. 8): a base table's oldest
@@ -255,7 +241,7 @@ class SporadicRun:
         is_base = [t.is_base for t in tables]
         sources = [tuple(w.index[s] for s in (t.sources or ())) for t in tables]
         children = w.children
-        period_at = self.period_at
+        custom_period = self.bound.period_at  # None: the nominal p_k, read without a call
         slowdown = w.slowdown
         key = self.bound.key
         on_arrival = self.bound.on_arrival
@@ -264,14 +250,18 @@ class SporadicRun:
         on_instant = self.bound.on_instant
         view = SporadicView(self)
 
-        F, te, queue, current, last, plan, due = self.F, self.te, self.queue, self.current, self.last, self.plan, self.due
+        F, te, queue, plan, due = self.F, self.te, self.queue, self.plan, self.due
+        release, deadline, redated_from, incomplete = self.release, self.deadline, self.redated_from, self.incomplete
+        job_track, job_start, job_finish = self.track, self.start, self.finish
+        job_from, job_to, job_cost = self.data_from, self.data_to, self.cost
         events, ready, version = self.events, self.ready, self.version
         area = [0.0] * n
         peak = [-_INF] * n
         last_change = [0.0] * n
         done: list[tuple] = []
         deadlines: list[tuple[float, float]] = []
-        te_steps: list[tuple[int, float, float]] = [(i, 0.0, te[i]) for i in range(n)]
+        te_steps: list[float] = [x for i in range(n) for x in (i, 0.0, te[i])]  # flat (table, time, TE) triples
+        te_step = te_steps.extend
         free = list(range(min(w.tracks, n)))
         wake = 2 * n
 
@@ -281,7 +271,7 @@ class SporadicRun:
         def raise_edge(c: int, edge: float, t: float) -> None:
             """TE(V_c) rose to ``edge`` at ``t``: a waiting plan releases now, a later one at its time."""
             te[c] = edge
-            te_steps.append((c, t, edge))
+            te_step((c, t, edge))
             planned = plan[c]
             if planned is not None:
                 if planned[0] < t and not armed[c]:  # fresh at its time: r = this first non-fresh instant
@@ -296,7 +286,7 @@ class SporadicRun:
                 edge = min(F[s] for s in sources[c])
                 if edge > te[c]:
                     te[c] = edge
-                    te_steps[c] = (c, 0.0, edge)
+                    te_steps[3 * c + 2] = edge
 
         chunks = arrival_chunks(w)
         at_t, at_i, at_d = next_chunk(chunks)
@@ -319,20 +309,19 @@ class SporadicRun:
                         due.add(code - n)
                     continue
                 i = code
-                job = current[i]
                 a = last_change[i] if last_change[i] > warmup else warmup
                 if t > a:
                     area[i] += (t - a) * ((t + a) * 0.5 - F[i])
                     if t - F[i] > peak[i]:
                         peak[i] = t - F[i]
-                F[i] = job.data_to  # type: ignore[union-attr]
+                F[i] = job_to[i]
                 last_change[i] = t
-                job.finish = t  # type: ignore[union-attr]
-                current[i] = None
-                heappush(free, job.track)  # type: ignore[union-attr]
-                done.append((i, job.track, job.release, job.start, job.data_from, job.data_to, job.cost))  # type: ignore[union-attr]
-                deadlines.append((job.deadline, job.redated_from))  # type: ignore[union-attr]
-                d = job.deadline  # type: ignore[union-attr]
+                job_finish[i] = t
+                incomplete[i] = False
+                heappush(free, job_track[i])
+                done.append((i, job_track[i], release[i], job_start[i], job_from[i], job_to[i], job_cost[i]))
+                d = deadline[i]
+                deadlines.append((d, redated_from[i]))
                 plan[i] = (d if d > t else t, d)  # eq. 4's plan, T0 = max(d, f) (set_plan, inlined)
                 armed[i] = False
                 if d <= t:
@@ -353,7 +342,7 @@ class SporadicRun:
                 if d > te[i]:  # raise_edge, inlined: the hottest path
                     queue[i].append(d)
                     te[i] = d
-                    te_steps.append((i, t, d))
+                    te_step((i, t, d))
                     planned = plan[i]
                     if planned is not None:
                         if planned[0] < t and not armed[i]:  # fresh at its time: r = this first non-fresh instant
@@ -377,14 +366,16 @@ class SporadicRun:
             if due:
                 for i in sorted(due) if len(due) > 1 else due:
                     planned = plan[i]
-                    if planned is None or current[i] is not None or planned[0] > t:
+                    if planned is None or incomplete[i] or planned[0] > t:
                         continue
                     if te[i] <= F[i]:
                         plan[i] = (planned[0], None)  # fresh: wait for the first non-fresh instant
                         continue
                     r = t if planned[1] is None else planned[1]
-                    job = _Job(i, r, r + period_at(i, r))
-                    current[i] = last[i] = job
+                    release[i] = r
+                    deadline[i] = r + (nominal[i] if custom_period is None else custom_period(i, r))
+                    redated_from[i] = job_start[i] = job_finish[i] = _NAN
+                    incomplete[i] = True
                     plan[i] = None
                     v = version[i] + 1
                     version[i] = v
@@ -400,7 +391,6 @@ class SporadicRun:
                 _, i, v = heappop(ready)
                 if v != version[i]:
                     continue
-                job = current[i]
                 track = heappop(free)
                 f = F[i]
                 if is_base[i]:  # update_end(i), inlined on the hot path
@@ -413,14 +403,14 @@ class SporadicRun:
                     cost *= self._noise(i, *noise)
                 if slowdown is not None:
                     cost *= slowdown.multiplier(t)
-                job.track, job.start, job.data_from, job.data_to, job.cost = track, t, f, end, cost  # type: ignore[union-attr]
+                job_track[i], job_start[i], job_from[i], job_to[i], job_cost[i] = track, t, f, end, cost
                 heappush(events, (t + cost, i))
                 if on_start is not None:
                     on_start(i, track, t)
 
         close_at_horizon(area, peak, last_change, F, warmup, horizon)
-        running = [job for job in current if job is not None and not math.isnan(job.start)]
-        waiting = [job for job in current if job is not None and math.isnan(job.start)]
+        running = [i for i in range(n) if incomplete[i] and not math.isnan(job_start[i])]
+        waiting = [i for i in range(n) if incomplete[i] and math.isnan(job_start[i])]
         frames = {"trailing_edge": _trailing_edge_frame(w, te_steps)}
         if self.bound.annotations is not None:
             frames.update(self.bound.annotations())
@@ -429,24 +419,23 @@ class SporadicRun:
             policy=policy_name,
             events=arrivals_before + p + len(done),
             jobs_done=done,
-            in_flight=[job.record() for job in running],
+            in_flight=[(i, job_track[i], release[i], job_start[i], job_from[i], job_to[i], job_cost[i]) for i in running],
             staleness_area=area,
             max_staleness=peak,
             job_model="sporadic",
             deadlines=deadlines,
-            in_flight_deadlines=[(job.deadline, job.redated_from) for job in running],
-            unstarted=[(job.table, job.release, job.deadline, job.redated_from) for job in waiting],
+            in_flight_deadlines=[(deadline[i], redated_from[i]) for i in running],
+            unstarted=[(i, release[i], deadline[i], redated_from[i]) for i in waiting],
             frames=frames,
         )
 
 
-def _trailing_edge_frame(w: Workload, steps: list[tuple[int, float, float]]) -> pd.DataFrame:
-    """TE step functions, tidy: (table, time, trailing_edge) ordered by table position then time,
-    starting with TE(V_k, 0)."""
+def _trailing_edge_frame(w: Workload, steps: list[float]) -> pd.DataFrame:
+    """TE step functions from flat (table position, time, TE) triples, tidy: (table, time,
+    trailing_edge) ordered by table position then time, starting with TE(V_k, 0)."""
     names = np.array([t.name for t in w.tables], dtype=object)
-    pos = np.fromiter((s[0] for s in steps), dtype=np.int64, count=len(steps))
-    time = np.fromiter((s[1] for s in steps), dtype=float, count=len(steps))
-    edge = np.fromiter((s[2] for s in steps), dtype=float, count=len(steps))
+    columns = np.array(steps, dtype=float).reshape(-1, 3)  # positions are small ints, exact as floats
+    pos, time, edge = columns[:, 0].astype(np.int64), columns[:, 1], columns[:, 2]
     order = np.lexsort((time, pos))
     pos, time, edge = pos[order], time[order], edge[order]
     last = np.ones(len(pos), dtype=bool)  # several files landing at once: the instant's last step
