@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 import staleness_lab as sl
 from staleness_lab.model import Table, Workload
 from staleness_lab.sim.trace import Trace
+from staleness_lab.theory.leontyev.checks import observe, trailing_edges
 from staleness_lab.theory.leontyev.suite import leontyev_records
 from staleness_lab.theory.records import CheckRecord
 
@@ -327,3 +329,32 @@ def test_check_cli_reports_an_infeasible_aus_run_with_no_checks(tmp_path: Path):
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["status"] == "infeasible" and data["checks"] == [] and "U_sum" in data["reason"]
+
+
+# -- PRP, the paper's baseline -------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(leontyev_workloads())
+def test_trailing_edges_rebuilt_from_the_feeds_match_the_recorded_ones(w: Workload):
+    """Def. 6's TE rebuilt from the workload and F (as for a Golab-model trace) is the step
+    function the sporadic loop records, base and derived tables alike."""
+    trace = sl.simulate(w, "gedf-np").trace
+    run = observe(trace)
+    rebuilt = trailing_edges(w, run.F)
+    for k, (recorded, mine) in enumerate(zip(run.TE, rebuilt)):
+        assert np.array_equal(recorded.times, mine.times), w.tables[k].name
+        assert np.array_equal(recorded.values, mine.values), w.tables[k].name
+
+
+def test_prp_records_stand_beside_the_bounds_undecided():
+    """PRP (Sec. V's baseline) gets tardiness, response time and staleness per table with the
+    ``scheduler`` precondition unmet: nothing decides, tardiness has no observed value (no
+    deadlines on the Golab job model), and E4's outage shows in V_1's staleness ratio."""
+    records = sl.check(e4_workload(), "prp").records
+    mine = [r for r in records if r.theorem.startswith("Leontyev")]
+    assert [(r.claim, r.table) for r in mine] == [(c, t) for c in ("tardiness", "response-time", "staleness")
+                                                  for t in ("V1", "V2")]
+    assert all(r.holds is None and "scheduler" in unmet(r) for r in mine)
+    assert all(r.observed is None for r in mine if r.claim == "tardiness")
+    stale = by_claim(mine, "staleness", "V1")
+    assert stale.observed >= 10 and stale.ratio == pytest.approx(stale.observed / stale.bound)

@@ -264,13 +264,40 @@ class Run:
 
 
 def observe(trace: Trace) -> Run:
-    """The :class:`Run` of a sporadic trace."""
+    """The :class:`Run` of a trace: a sporadic one brings its trailing edges, a Golab-model one
+    (PRP, the paper's baseline) gets them from its workload's files (:func:`trailing_edges`)."""
     names = [t.name for t in trace.workload.tables]
     modes = trace.frames.get("modes")
     if modes is None:
         modes = pd.DataFrame(columns=["time", "table", "mode_from", "mode_to", "rule", "total_share"])
-    return Run(trace.workload, run_jobs(trace), step_functions(trace.freshness, "freshness", names),
-               step_functions(trace.frames["trailing_edge"], "trailing_edge", names), modes)
+    F = step_functions(trace.freshness, "freshness", names)
+    edges = trace.frames.get("trailing_edge")
+    TE = step_functions(edges, "trailing_edge", names) if edges is not None else trailing_edges(trace.workload, F)
+    return Run(trace.workload, run_jobs(trace), F, TE, modes)
+
+
+def trailing_edges(workload: Workload, F: Sequence[Step]) -> list[Step]:
+    """TE(V_k, t) (Def. 6) on [0, horizon] from the workload alone and the freshness steps ``F``:
+    for a base table the largest timestamp of the files arrived by t (arrivals at t count, A11),
+    never below F(V_k, 0); for a derived table the least freshness of its sources. The same
+    step functions the sporadic loop records, for a trace that records none."""
+    horizon = workload.horizon
+    out: list[Step] = []
+    for k, table in enumerate(workload.tables):
+        if table.is_base:
+            arrival, timestamp, _, _ = files_and_slots(workload, k)
+            keep = arrival <= horizon
+            times = np.r_[0.0, arrival[keep]]
+            values = np.maximum.accumulate(np.r_[table.initial_freshness, timestamp[keep]])
+        else:
+            sources = [F[workload.index[s]] for s in table.sources]  # type: ignore[union-attr]
+            times = np.unique(np.concatenate([s.times for s in sources]))
+            values = np.min([s.at(times) for s in sources], axis=0)
+        last = np.r_[times[1:] != times[:-1], True]  # several files landing at once: the instant's last value
+        times, values = times[last], values[last]
+        rises = np.r_[True, values[1:] != values[:-1]]  # the sporadic loop records only raises
+        out.append(Step(times[rises], values[rises]))
+    return out
 
 
 # -- feeds (Def. 2) --------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ Under ``aus`` and ``gedf-np`` (sporadic traces): per table ``tardiness`` (Theore
 (eq. 6). The bounds come from the task set of :func:`.workloads.from_workload`; an infeasible
 workload (Def. 9) still gets its records, with ``utilization`` or ``task-utilization`` unmet.
 
-Other policies get no records. PRP, the paper's baseline, would enter here with the
-``scheduler`` precondition unmet (:func:`.checks.task_model` already takes any policy) and
-tardiness observed None (its Golab-model trace has no deadlines); it would also need the
-trailing edges its trace does not record.
+PRP, the paper's baseline (Sec. V), gets the three per-table records with the ``scheduler``
+precondition unmet, so none decides: its observed values stand beside GEDF-NP's bounds for
+comparison, tardiness observed None (its Golab-model trace has no deadlines), trailing edges
+rebuilt from the feeds (:func:`.checks.trailing_edges`). Other policies get no records.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from staleness_lab.theory.leontyev.checks import (capacity_record, mode_shares, 
 from staleness_lab.theory.leontyev.tasks import SCHEDULERS
 from staleness_lab.theory.records import CheckRecord
 from staleness_lab.theory.suites import CheckContext, register_suite
+
+#: The paper's baseline, checked for comparison (module docstring).
+PRP = "prp"
 
 
 def leontyev_records(workload: Workload, trace: Trace, policy: str, recovery_rule: str = "single") -> list[CheckRecord]:
@@ -44,7 +47,7 @@ def leontyev_records(workload: Workload, trace: Trace, policy: str, recovery_rul
 
 @register_suite("leontyev")
 def leontyev_suite(ctx: CheckContext) -> list[CheckRecord]:
-    """The ``leontyev`` suite: [] unless the policy is AUS or GEDF-NP on the sporadic job model."""
-    if ctx.policy not in SCHEDULERS or ctx.trace.job_model != "sporadic":
+    """The ``leontyev`` suite: AUS or GEDF-NP on the sporadic job model, or PRP; [] otherwise."""
+    if not (ctx.policy in SCHEDULERS and ctx.trace.job_model == "sporadic" or ctx.policy == PRP):
         return []
     return leontyev_records(ctx.workload, ctx.trace, ctx.policy, ctx.options.get("recovery_rule", "single"))
