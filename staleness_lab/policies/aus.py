@@ -100,6 +100,7 @@ class _AusRun:
         return BoundPolicy(
             key=self.key, jobs="sporadic", period_at=self.period_at, on_arrival=self.on_arrival,
             on_completion=self.on_completion, on_instant=self.on_instant, annotations=self.annotations,
+            key_is_deadline=True,
         )
 
     # -- what the engine asks --------------------------------------------------------------------

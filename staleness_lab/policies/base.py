@@ -26,7 +26,10 @@ data per job, releases and deadlines by eq. 3-4). Under it a policy may also giv
 * ``on_instant(now, view)``: called once per event instant after its completions, timers and
   arrivals and before releases and dispatch; the policy reads and requests through the
   :class:`~staleness_lab.sim.sporadic.SporadicView` (AUS's monitor and OPT, Fig. 6);
-* ``annotations()``: extra tidy frames for the trace after the run (AUS's mode log).
+* ``annotations()``: extra tidy frames for the trace after the run (AUS's mode log);
+* ``key_is_deadline``: the key is the job's (deadline, release) (GEDF-NP's order, A13), so the
+  loop reads it off the job instead of calling ``key`` once per release (same order; the key
+  stays callable and is tested equal).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class BoundPolicy:
     period_at: PeriodFunction | None = None
     on_instant: InstantHook | None = None
     annotations: Annotations | None = None
+    key_is_deadline: bool = False
 
     def __post_init__(self) -> None:
         if self.jobs not in JOB_MODELS:

@@ -26,4 +26,5 @@ class GedfNp(Configurable):
 
     def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
         period = workload.require_periods(self.name)
-        return BoundPolicy(key=lambda i, now, release, n: (release + period[i], release), jobs="sporadic")
+        return BoundPolicy(key=lambda i, now, release, n: (release + period[i], release), jobs="sporadic",
+                           key_is_deadline=True)

@@ -210,7 +210,11 @@ class SporadicRun:
         """(Re-)key table ``i``'s pending job in the ready heap (older entries go stale)."""
         v = self.version[i] + 1
         self.version[i] = v
-        heappush(self.ready, (self.bound.key(i, now, self.release[i], self.update_end(i) - self.F[i]), i, v))
+        if self.bound.key_is_deadline:
+            order = (self.deadline[i], self.release[i])
+        else:
+            order = self.bound.key(i, now, self.release[i], self.update_end(i) - self.F[i])
+        heappush(self.ready, (order, i, v))
 
     def update_end(self, i: int) -> float:
         """Where a job of table ``i`` starting now stops loading (Def. 8): a base table's oldest
@@ -244,6 +248,7 @@ class SporadicRun:
         custom_period = self.bound.period_at  # None: the nominal p_k, read without a call
         slowdown = w.slowdown
         key = self.bound.key
+        by_deadline = self.bound.key_is_deadline
         on_arrival = self.bound.on_arrival
         on_start = self.bound.on_start
         on_completion = self.bound.on_completion
@@ -379,6 +384,9 @@ class SporadicRun:
                     plan[i] = None
                     v = version[i] + 1
                     version[i] = v
+                    if by_deadline:
+                        heappush(ready, ((deadline[i], r), i, v))
+                        continue
                     if is_base[i]:  # update_end(i), inlined on the hot path
                         end = queue[i][0]
                     else:
