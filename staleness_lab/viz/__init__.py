@@ -5,7 +5,8 @@ compares policies over a sweep; ``bound_vs_observed(frame, ...)`` sets a theorem
 what was observed; ``batch_gantt(plan)`` draws an intermittent-query plan with its deadlines.
 ``schedules_gantt(...)`` stacks schedules of one workload (an engine run beside the exact
 optimum) and ``ratio_vs_bound(frame, ...)`` sets a sweep's observed ratios against a bound
-(Bateni et al.). ``styled(frame, ...)`` is a pandas Styler with every text HTML-escaped (the
+(Bateni et al.); ``gap_panels``, ``mode_timeline`` and ``gantt_with_modes`` draw Leontyev et
+al.'s Fig. 9 gaps, AUS's recovery stays and a schedule with its modes. ``styled(frame, ...)`` is a pandas Styler with every text HTML-escaped (the
 one way the notebooks show formatted tables). ``use_offline_renderer()`` makes figures display
 without network access, in JupyterLab and in the HTML reports.
 """
@@ -18,6 +19,7 @@ from staleness_lab.viz.figures import (
     staleness_curves,
 )
 from staleness_lab.viz.bateni import ratio_vs_bound, schedules_gantt
+from staleness_lab.viz.leontyev import gantt_with_modes, gap_panels, mode_timeline, recovery_intervals
 from staleness_lab.viz.offline import use_offline_renderer
 from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
 from staleness_lab.viz.tables import styled
@@ -29,9 +31,13 @@ __all__ = [
     "category_heatmap",
     "cost_fits",
     "gantt",
+    "gantt_with_modes",
+    "gap_panels",
     "metric_vs_utilization",
+    "mode_timeline",
     "ratio_boxes",
     "ratio_vs_bound",
+    "recovery_intervals",
     "schedules_gantt",
     "staleness_curves",
     "styled",

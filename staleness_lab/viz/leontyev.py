@@ -1,0 +1,105 @@
+"""Figures for Leontyev et al.'s AUS (digest ``shared/specs/leontyev-aus.md``, §5): the gap
+G(V_k, t) = TE − F of Fig. 9 per table, AUS's mode log as a timeline, and a schedule with its
+recovery-mode intervals shaded (Examples 8-10).
+
+They draw frames the traces and experiments already hold; nothing is computed beyond joining a
+table's mode switches into intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from staleness_lab.sim.trace import Trace
+from staleness_lab.viz.figures import _TEMPLATE_STACK, TIME_TITLE, _colors, _figure, _markup, _require_columns, gantt
+
+#: The gap axis (Fig. 9's metric).
+GAP_TITLE = "gap G = TE − F (time units)"
+#: Recovery intervals' fill on a schedule.
+RECOVERY_FILL = "rgba(214, 39, 40, 0.12)"
+
+
+def recovery_intervals(modes: pd.DataFrame, horizon: float) -> pd.DataFrame:
+    """AUS's mode log (``trace.frames["modes"]``: time, table, mode_from, mode_to) as one row per
+    recovery-mode stay: ``table``, ``start`` (the N→R switch), ``end`` (the R→N switch, or the
+    horizon when the table is still recovering)."""
+    _require_columns(modes, ["time", "table", "mode_from", "mode_to"])
+    rows = []
+    for table, log in modes.sort_values("time", kind="stable").groupby("table", sort=False):
+        start = None
+        for time, to in zip(log["time"], log["mode_to"]):
+            if to == "R":
+                start = float(time)
+            elif start is not None:
+                rows.append((str(table), start, float(time)))
+                start = None
+        if start is not None:
+            rows.append((str(table), start, float(horizon)))
+    return pd.DataFrame(rows, columns=["table", "start", "end"])
+
+
+def gap_panels(panels: Mapping[str, pd.DataFrame], *, title: str, periods: Mapping[str, float] | None = None,
+               tables: Sequence[str] | None = None) -> go.Figure:
+    """Fig. 9's panels: per panel (e.g. PRP above, AUS below) the step functions G(V_k, t) of a
+    tidy (table, time, gap) frame, one colour per table shared by the panels, and a dotted line
+    at each table's period p_k (the "within one period" the paper judges) when ``periods`` is
+    given. ``tables`` picks and orders the tables drawn (default: all, in frame order)."""
+    for frame in panels.values():
+        _require_columns(frame, ["table", "time", "gap"])
+    names = list(tables) if tables is not None else list(dict.fromkeys(
+        str(t) for frame in panels.values() for t in frame["table"]))
+    colors = _colors(names)
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=[_markup(label) for label in panels])
+    for row, frame in enumerate(panels.values(), start=1):
+        for name in names:
+            mine = frame[frame["table"].astype(str) == name]
+            fig.add_trace(go.Scatter(
+                x=mine["time"].to_numpy(dtype=float), y=mine["gap"].to_numpy(dtype=float), mode="lines",
+                line=dict(shape="hv", color=colors[name], width=1.5), name=name, legendgroup=name,
+                showlegend=row == 1, hovertemplate=f"<b>{_markup(name)}</b><br>t %{{x:.6g}}<br>G %{{y:.6g}}<extra></extra>",
+            ), row=row, col=1)
+        for p in sorted({float(periods[n]) for n in names if n in periods}) if periods else ():
+            fig.add_hline(y=p, line=dict(dash="dot", color="#7f7f7f", width=1), row=row, col=1)
+        fig.update_yaxes(title_text=GAP_TITLE if row == 1 else "", row=row, col=1)
+    fig.update_xaxes(title_text=TIME_TITLE, row=len(panels), col=1)
+    fig.update_layout(template=_TEMPLATE_STACK, title=dict(text=_markup(title)), height=320 * len(panels) + 80,
+                      legend_title_text="table")
+    return fig
+
+
+def mode_timeline(runs: Mapping[str, pd.DataFrame], *, horizon: float, title: str) -> go.Figure:
+    """One row per (run, table) that ever recovered, a bar per recovery-mode stay
+    (:func:`recovery_intervals`) of each run's mode log: AUS admitting late tables one at a time
+    shows as a staircase."""
+    fig = _figure(title, TIME_TITLE, "run · table", barmode="overlay", bargap=0.3, legend_title_text="run")
+    rows: list[str] = []
+    for (label, modes), color in zip(runs.items(), _colors(list(runs)).values()):
+        stays = recovery_intervals(modes, horizon)
+        labels = [f"{label} · {t}" for t in stays["table"]]
+        rows += [r for r in dict.fromkeys(labels) if r not in rows]
+        fig.add_trace(go.Bar(
+            name=label, orientation="h", base=stays["start"].to_numpy(dtype=float),
+            x=(stays["end"] - stays["start"]).to_numpy(dtype=float), y=labels, marker=dict(color=color),
+            customdata=stays[["start", "end"]].to_numpy(dtype=float),
+            hovertemplate="%{y}<br>recovery %{customdata[0]:.6g} to %{customdata[1]:.6g}<extra></extra>",
+        ))
+    fig.update_yaxes(categoryorder="array", categoryarray=rows, range=[len(rows) - 0.5, -0.5])
+    fig.update_xaxes(range=[0.0, float(horizon)])
+    return fig
+
+
+def gantt_with_modes(trace: Trace, window: tuple[float, float] | None = None) -> go.Figure:
+    """:func:`~staleness_lab.viz.figures.gantt` of a sporadic trace with each recovery-mode stay
+    shaded and labelled by its table (Examples 8-10)."""
+    fig = gantt(trace, window)
+    modes = trace.frames.get("modes")
+    if modes is not None and not modes.empty:
+        for table, start, end in recovery_intervals(modes, trace.workload.horizon).itertuples(index=False):
+            fig.add_vrect(x0=start, x1=end, fillcolor=RECOVERY_FILL, line_width=0, layer="below",
+                          annotation_text=f"{_markup(table)} in recovery", annotation_position="top left")
+    return fig
