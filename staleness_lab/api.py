@@ -12,7 +12,15 @@ import pandas as pd
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload, load_workload, parse_workload
 from staleness_lab.policies import Policy, get_policy
-from staleness_lab.sim import Trace, relative_lateness, run, table_metrics, total_weighted_staleness, track_utilization
+from staleness_lab.sim import (
+    Trace,
+    ideal_run,
+    relative_lateness,
+    run,
+    table_metrics,
+    total_weighted_staleness,
+    track_utilization,
+)
 
 
 @dataclass(eq=False)
@@ -110,7 +118,9 @@ def simulate(
 
     ``overrides`` replace global workload keys (``tracks=8``, ``horizon=1e5``, ``seed=3``);
     ``relative=True`` also runs the same workload with unlimited tracks (one per table, so
-    every job starts when released) to compute relative lateness (Golab et al., Sec. 5).
+    every job starts when released) to compute relative lateness (Golab et al., Sec. 5), and
+    keeps its trace (:func:`~staleness_lab.sim.ideal.ideal_run`; a sweep needing only its
+    totals takes :func:`~staleness_lab.sim.ideal.ideal_summary`, the same numbers in closed form).
     ``max_events`` raises the run-size guard's limit (:mod:`staleness_lab.sim.size`: about 10^8
     events by default); a bigger run is refused with an :class:`InputError` before it starts.
     Raises :class:`~staleness_lab.errors.Infeasible` when the policy cannot run the workload.
@@ -121,8 +131,7 @@ def simulate(
     trace = run(w, chosen, name, max_events=max_events)
     ideal = None
     if relative:
-        ideal = run(w.with_overrides(tracks=max(w.tracks, len(w.tables))), get_policy("fifo"), "ideal",
-                    max_events=max_events)
+        ideal = ideal_run(w, max_events=max_events)
     return SimulationResult(trace=trace, ideal=ideal)
 
 

@@ -4,7 +4,8 @@
 
 Every experiment returns one row per (curve, utilization, seed): the relative lateness of one
 scheduler on one seeded workload, i.e. its priority-weighted staleness over ``[0, horizon]``
-divided by that of the same workload with unlimited tracks (``simulate(..., relative=True)``).
+divided by that of the same workload with unlimited tracks (``simulate(..., relative=True)``,
+computed in closed form by :func:`~staleness_lab.sim.ideal.ideal_summary`).
 Each row also carries the point's ``merging_limit``
 (:func:`~staleness_lab.experiments.generators.merging_limit`): above it the tracks fall behind
 for good, staleness grows without bound and relative lateness grows with the horizon, so the
@@ -69,6 +70,7 @@ from staleness_lab.experiments.generators import (
 from staleness_lab.experiments.registry import Param, experiment
 from staleness_lab.model import Slowdown, Workload
 from staleness_lab.model.workload import MAX_SEED, MAX_TRACKS
+from staleness_lab.sim import ideal_summary, relative_lateness
 
 #: Table 2 of the paper.
 N_TABLES = 30
@@ -201,12 +203,15 @@ def half_staleness(trace: Any) -> tuple[float, float]:
 def run_point(workload: Workload, utilization: float, policy: str, options: dict[str, Any] | None = None) -> pd.DataFrame:
     """One row: ``workload`` scaled to ``utilization``, run under ``policy`` and under no
     contention. An :class:`~staleness_lab.errors.Infeasible` scheduler gives a row with status
-    ``infeasible``, its reason and NaN lateness."""
+    ``infeasible``, its reason and NaN lateness.
+
+    The no-contention side is :func:`~staleness_lab.sim.ideal.ideal_summary`, the unlimited-track
+    run in closed form: the row is the one ``simulate(..., relative=True)`` gives, bit for bit."""
     w = scale_to_utilization(workload, utilization)
     offered = offered_utilization(w)
     limit = merging_limit(w)
     try:
-        result = simulate(w, policy, options=options, relative=True)
+        result = simulate(w, policy, options=options)
     except Infeasible as err:
         return pd.DataFrame(
             {
@@ -217,9 +222,9 @@ def run_point(workload: Workload, utilization: float, policy: str, options: dict
                 "staleness_first_half": [math.nan], "staleness_second_half": [math.nan],
             }
         )
-    total = result.relative_lateness.iloc[-1]
+    ideal = ideal_summary(w)
+    total = relative_lateness(result.trace, ideal).iloc[-1]
     first, second = half_staleness(result.trace)
-    assert result.ideal is not None
     return pd.DataFrame(
         {
             "offered_utilization": [offered],
@@ -228,7 +233,7 @@ def run_point(workload: Workload, utilization: float, policy: str, options: dict
             "status": ["ok"],
             "reason": [""],
             "events": [int(result.trace.events)],
-            "ideal_events": [int(result.ideal.events)],
+            "ideal_events": [int(ideal.events)],
             "jobs": [int(result.trace.n_jobs)],
             "weighted_staleness": [float(total["weighted_staleness_area"])],
             "ideal_weighted_staleness": [float(total["ideal_weighted_staleness_area"])],

@@ -8,10 +8,15 @@ supremum over the window: the sawtooth's peak just before an update lands, or S 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from staleness_lab.sim.trace import RECORD_FIELDS, Trace
+
+if TYPE_CHECKING:
+    from staleness_lab.sim.ideal import IdealSummary
 
 TABLE_METRIC_COLUMNS = [
     "table", "priority", "staleness_area", "weighted_staleness_area", "mean_staleness",
@@ -60,16 +65,23 @@ def track_utilization(trace: Trace) -> pd.DataFrame:
     return pd.DataFrame({"track": np.arange(w.tracks), "busy": busy, "utilization": busy / (w.horizon - w.warmup)})
 
 
-def relative_lateness(trace: Trace, ideal: Trace) -> pd.DataFrame:
+def relative_lateness(trace: Trace, ideal: Trace | IdealSummary) -> pd.DataFrame:
     """Weighted staleness of a run divided by that of the same workload with no contention
-    (Golab et al., Sec. 5: "relative lateness"), per table and in total (row ``table='*'``)."""
+    (Golab et al., Sec. 5: "relative lateness"), per table and in total (row ``table='*'``).
+
+    ``ideal`` is the unlimited-track run's trace (:func:`~staleness_lab.sim.ideal.ideal_run`)
+    or its closed-form :class:`~staleness_lab.sim.ideal.IdealSummary`; both give the same
+    frame, bit for bit."""
     run_m = table_metrics(trace)
-    ideal_m = table_metrics(ideal)
+    if isinstance(ideal, Trace):
+        ideal_w = table_metrics(ideal)["weighted_staleness_area"].to_numpy()
+    else:
+        ideal_w = ideal.weighted_staleness_area
     out = pd.DataFrame(
         {
             "table": run_m["table"],
             "weighted_staleness_area": run_m["weighted_staleness_area"],
-            "ideal_weighted_staleness_area": ideal_m["weighted_staleness_area"],
+            "ideal_weighted_staleness_area": ideal_w,
         }
     )
     total = pd.DataFrame(
