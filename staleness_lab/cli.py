@@ -313,7 +313,7 @@ def _policies(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from staleness_lab.experiments.sweep import sweep_command
+    from staleness_lab.sweeps.sweep import sweep_command
 
     return sweep_command(
         experiment=args.experiment, list_only=args.list, grid=args.grid, master=args.master, runner=args.runner,
@@ -326,7 +326,7 @@ def _report(args: argparse.Namespace) -> int:
 
     cache = None
     if args.cache is not None:
-        from staleness_lab.experiments.cache import default_cache_dir
+        from staleness_lab.sweeps.cache import default_cache_dir
 
         cache = Path(args.cache) if args.cache else default_cache_dir()
         check_output_dir(cache, "--cache")
@@ -396,11 +396,11 @@ def _tpch(args: argparse.Namespace) -> int:
 
 def _tpch_calibrate(args: argparse.Namespace) -> int:
     from staleness_lab import tpch
-    from staleness_lab.experiments.cache import data_root
     from staleness_lab.spark import get_spark
     from staleness_lab.spark.intermittent.calibrate import (calibrate, check_calibration_parts, check_out_dir,
                                                             check_runs, resolve_queries)
     from staleness_lab.spark.intermittent.catalogue import CATALOGUE, TpchData
+    from staleness_lab.sweeps.cache import data_root
 
     names = args.queries or list(CATALOGUE)
     resolve_queries(names)

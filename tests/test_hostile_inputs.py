@@ -44,9 +44,9 @@ from hypothesis import strategies as st
 
 import staleness_lab as sl
 from staleness_lab.errors import MAX_MESSAGE, Infeasible
-from staleness_lab.experiments.registry import MAX_GRID_POINTS, expand_grid, get_experiment
-from staleness_lab.experiments.sweep import load_grid, sweep_command
 from staleness_lab.jsonout import dumps
+from staleness_lab.sweeps.registry import MAX_GRID_POINTS, expand_grid, get_experiment
+from staleness_lab.sweeps.sweep import load_grid, sweep_command
 from staleness_lab.tracefiles import write_trace
 from hostile_strategies import POLICIES, Document, documents
 

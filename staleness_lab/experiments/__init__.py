@@ -1,13 +1,10 @@
-"""Named, parameterized experiments returning tidy DataFrames, and the workload generators."""
+"""One module per paper (its registered experiments, checks and generators).
+
+Importing this package registers every paper's experiments with
+:mod:`staleness_lab.sweeps.registry`; the sweep machinery itself lives in
+:mod:`staleness_lab.sweeps`.
+"""
 
 from staleness_lab.experiments import bateni, golab, intermittent, intermittent_spark, leontyev, quickstart  # noqa: F401  (register)
-from staleness_lab.experiments.registry import (
-    Experiment,
-    Param,
-    expand_grid,
-    experiment,
-    get_experiment,
-    list_experiments,
-)
 
-__all__ = ["Experiment", "Param", "expand_grid", "experiment", "get_experiment", "list_experiments"]
+__all__ = ["bateni", "golab", "intermittent", "intermittent_spark", "leontyev", "quickstart"]

@@ -49,9 +49,9 @@ import pandas as pd
 from staleness_lab.api import CheckReport, check
 from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.experiments import bateni_generators as gen
-from staleness_lab.experiments.registry import Param, check_choice, experiment
 from staleness_lab.model import dump_workload, parse_workload
 from staleness_lab.model.workload import MAX_SEED
+from staleness_lab.sweeps.registry import Param, check_choice, experiment
 from staleness_lab.theory.bateni.bounds import (STRETCH_BOUND, STRETCH_PAPER_FIGURE, WEIGHTED_FACTOR,
                                                 in_theorem_range, stretch_derived,
                                                 weighted_factor_derived)
@@ -716,7 +716,7 @@ def run(name: str, profile: str, *, runner: str = "local", master: str | None = 
     slower than a tenth of the limit; a series leaves after more failures at a size than
     :func:`frontier_needed` allows, so the sizes beyond its frontier (and the second half of a
     size already lost), which would mostly time out, are not run."""
-    from staleness_lab.experiments.runner import run_grid
+    from staleness_lab.sweeps.runner import run_grid
 
     _check_profile(profile)
     sweep = SWEEPS[name]

@@ -67,10 +67,10 @@ from staleness_lab.experiments.generators import (
     scale_to_utilization,
     two_classes,
 )
-from staleness_lab.experiments.registry import Param, experiment
 from staleness_lab.model import Slowdown, Workload
 from staleness_lab.model.workload import MAX_SEED, MAX_TRACKS
 from staleness_lab.sim import ideal_summary, relative_lateness
+from staleness_lab.sweeps.registry import Param, experiment
 
 #: Table 2 of the paper.
 N_TABLES = 30
@@ -562,7 +562,7 @@ def utilizations(name: str, profile: str) -> list[float]:
 
 
 def grid(name: str, profile: str) -> dict[str, Any]:
-    """The sweep grid of a figure at a profile, for :func:`~staleness_lab.experiments.runner.run_grid`:
+    """The sweep grid of a figure at a profile, for :func:`~staleness_lab.sweeps.runner.run_grid`:
     every curve, the profile's utilizations and seeds, the horizon fixed."""
     fig = figure(name)
     return {
@@ -586,7 +586,7 @@ def run(name: str, profile: str, *, runner: str = "local", master: str | None = 
         use_cache: bool = True, progress: bool = False) -> pd.DataFrame:
     """The figure's sweep at the profile as one tidy frame (``run_grid`` with :func:`grid`);
     ``cache_dir=None`` (the default) recomputes every row."""
-    from staleness_lab.experiments.runner import run_grid
+    from staleness_lab.sweeps.runner import run_grid
 
     fig = figure(name)
     return run_grid(fig.experiment, grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,

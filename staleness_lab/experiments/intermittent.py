@@ -46,7 +46,6 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.registry import Param, check_choice, experiment
 from staleness_lab.intermittent import (
     AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, check_plan, load_queryset, rate_profile,
 )
@@ -59,6 +58,7 @@ from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES as EXACT_MAX_TUPLES
 from staleness_lab.intermittent.single import algorithm1, exact
 from staleness_lab.model.workload import MAX_SEED
+from staleness_lab.sweeps.registry import Param, check_choice, experiment
 
 PROFILES = ("quick", "standard", "full")
 RATE_PROFILES = PROFILES_OF_RATE
@@ -448,7 +448,7 @@ def grid(name: str, profile: str, costmodels: str = "") -> list[dict[str, Any]]:
 def run(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
         costmodels: str = "", progress: bool = False) -> pd.DataFrame:
     """A figure's rows at the profile as one tidy frame (``run_grid`` over :func:`grid`)."""
-    from staleness_lab.experiments.runner import run_grid
+    from staleness_lab.sweeps.runner import run_grid
 
     return run_grid(FIGURES[name].experiment, grid(name, profile, costmodels), runner=runner, master=master,
                     cache_dir=cache_dir, progress=progress)

@@ -52,7 +52,6 @@ from typing import Any
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.registry import Param, check_choice, experiment
 from staleness_lab.intermittent import FixedRate, Query, QuerySet
 from staleness_lab.intermittent.costs import parse_agg_cost, parse_cost
 from staleness_lab.intermittent.deadlines import c7, with_deadlines
@@ -63,6 +62,7 @@ from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.intermittent.single import algorithm1
 from staleness_lab.model.workload import MAX_SEED
 from staleness_lab.spark.streaming import TRIGGERS
+from staleness_lab.sweeps.registry import Param, check_choice, experiment
 
 #: The paper's load: Σ Cost(N) ≈ 640 s over a 4500 s window (digest §5, Fig. 7's derivation).
 LOAD = Fraction(640, 4500)
@@ -335,7 +335,7 @@ def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict
 
 def _scratch() -> tempfile.TemporaryDirectory:
     """A scratch run directory under the data root (shared by a cluster's workers on one host)."""
-    from staleness_lab.experiments.cache import data_root
+    from staleness_lab.sweeps.cache import data_root
 
     parent = data_root() / "data" / "runs"
     parent.mkdir(parents=True, exist_ok=True)

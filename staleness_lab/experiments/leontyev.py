@@ -38,10 +38,10 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.api import check, simulate
-from staleness_lab.experiments.registry import Param, check_choice, experiment
 from staleness_lab.model import Table, Workload
 from staleness_lab.model.workload import MAX_SEED, PROVISIONING
 from staleness_lab.sim.trace import Trace
+from staleness_lab.sweeps.registry import Param, check_choice, experiment
 from staleness_lab.theory.leontyev.bounds import bounds_table
 from staleness_lab.theory.leontyev.checks import Step, observe
 from staleness_lab.theory.leontyev.tasks import SCHEDULERS
@@ -396,7 +396,7 @@ ROWS: dict[str, Callable[[str], list[dict[str, Any]]]] = {"fig9": _fig9_rows, "b
 
 def grid(name: str, profile: str) -> list[dict[str, Any]]:
     """The explicit parameter rows of a sweep (``fig9`` or ``bounds``) at a profile, for
-    :func:`~staleness_lab.experiments.runner.run_grid`. ``fig9``: both phase settings, the
+    :func:`~staleness_lab.sweeps.runner.run_grid`. ``fig9``: both phase settings, the
     profile's seeds (3, 10, 30) and the runs of :data:`FIG9_RUNS`; ``bounds``: every combination
     of :data:`BOUNDS_AXES` per seed of :data:`BOUNDS_SEEDS` (384 workloads standard, 3,072 full),
     12 at ``quick`` (tracks 1, 2 and 4, both policies, with and without derived tables and
@@ -410,7 +410,7 @@ def run(name: str, profile: str, *, runner: str = "local", master: str | None = 
         use_cache: bool = True, progress: bool = False) -> pd.DataFrame:
     """A sweep at the profile as one tidy frame (``run_grid`` over :func:`grid`, locally or on
     Spark, cached per row under ``cache_dir``; ``None``, the default, recomputes every row)."""
-    from staleness_lab.experiments.runner import run_grid
+    from staleness_lab.sweeps.runner import run_grid
 
     return run_grid(EXPERIMENTS[name], grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,
                     use_cache=use_cache, progress=progress)

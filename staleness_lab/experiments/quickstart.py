@@ -7,9 +7,9 @@ import pandas as pd
 from staleness_lab.api import simulate
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.generators import heterogeneous_tables, offered_utilization, scale_to_utilization
-from staleness_lab.experiments.registry import Param, experiment
 from staleness_lab.model.workload import MAX_SEED, MAX_TRACKS
 from staleness_lab.sim import ideal_summary, relative_lateness
+from staleness_lab.sweeps.registry import Param, experiment
 
 #: The largest warehouse and the longest horizon a row may ask for: 1000 tables or 100 times
 #: the notebook's full horizon (2 * 10^5) keep one row within minutes of simulation.

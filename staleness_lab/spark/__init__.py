@@ -2,7 +2,7 @@
 
 ``get_spark(master=None)`` is the one session factory of the workbench (see
 :mod:`staleness_lab.spark.session`); :mod:`staleness_lab.spark.grid` runs experiment rows on
-Spark executors for :func:`staleness_lab.experiments.runner.run_grid`. Importing this package
+Spark executors for :func:`staleness_lab.sweeps.runner.run_grid`. Importing this package
 does not import pyspark: that happens when a session is first asked for.
 """
 

@@ -1,8 +1,11 @@
 """Experiment rows on Spark executors (the Spark half of ``run_grid(..., runner="spark")``).
 
-The rows go out as one job. Each task runs its rows one after the other with
-:func:`staleness_lab.experiments.runner.execute_row`, which writes each row's cache file on the
-executor as soon as the row finishes and returns its frame, or an error record, to the driver.
+The rows go out as one job. Each task runs its rows one after the other with the row function
+the caller hands in (:func:`staleness_lab.sweeps.runner.run_sweep` passes
+:func:`staleness_lab.sweeps.runner.execute_row` bound to the experiment), which writes each row's
+cache file on the executor as soon as the row finishes and returns its frame, or an error
+record, to the driver. This module imports nothing of the sweep machinery or the experiments:
+it receives the rows and the row function, and returns the outcomes sorted by their ``index``.
 
 Tasks: one per row while there are at most :data:`TASKS_PER_CORE` rows per core
 (``defaultParallelism``); beyond that, ``TASKS_PER_CORE`` tasks per core with the rows dealt
@@ -13,8 +16,9 @@ quickstart sweep on ``local[2]``, one task per row took ~3x the local loop's tim
 The job runs in a helper thread so the driver can follow it through Spark's status tracker and
 move the progress bar as tasks finish; interrupting the driver (Ctrl-C) cancels the job.
 
-The experiment object itself is shipped with the tasks (cloudpickle), so an experiment defined
-in a notebook runs too, as long as the executors can import what it uses.
+The row function, and with it the experiment object, is shipped with the tasks (cloudpickle),
+so an experiment defined in a notebook runs too, as long as the executors can import what it
+uses.
 """
 
 from __future__ import annotations
@@ -23,11 +27,10 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from staleness_lab.experiments.registry import Experiment
-from staleness_lab.experiments.runner import RowOutcome, RowTask, execute_row
-
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
+
+    from staleness_lab.sweeps.runner import RowOutcome, RowTask
 
 POLL_SECONDS = 0.25
 #: Tasks per core (``defaultParallelism``) beyond which rows share tasks.
@@ -41,9 +44,9 @@ def plan_chunks(tasks: list[RowTask], parallelism: int) -> list[list[RowTask]]:
     return [tasks[k::n] for k in range(n)] if n else []
 
 
-def _chunk_function(exp: Experiment) -> Callable[[list[RowTask]], list[RowOutcome]]:
+def _chunk_function(run_row: Callable[[RowTask], RowOutcome]) -> Callable[[list[RowTask]], list[RowOutcome]]:
     def run(chunk: list[RowTask]) -> list[RowOutcome]:
-        return [execute_row(exp, task) for task in chunk]
+        return [run_row(task) for task in chunk]
 
     return run
 
@@ -64,14 +67,18 @@ def _completed_tasks(spark: SparkSession, group: str) -> int:
 
 def run_rows(
     spark: SparkSession,
-    exp: Experiment,
+    run_row: Callable[[RowTask], RowOutcome],
     tasks: list[RowTask],
     *,
+    description: str = "sweep",
     on_progress: Callable[[int], Any] | None = None,
 ) -> list[RowOutcome]:
-    """Run ``tasks`` on the session's executors; outcomes in row order.
+    """Run ``run_row(task)`` for each of ``tasks`` on the session's executors; outcomes in row
+    order. ``run_row`` must not raise (a failing row comes back as an outcome with an error
+    record) and must pickle (cloudpickle) to the executors.
 
-    ``on_progress(n)`` is called on the driver with the number of rows newly finished."""
+    ``description`` names the Spark job (``<description>: <n> rows``); ``on_progress(n)`` is
+    called on the driver with the number of rows newly finished."""
     if not tasks:
         return []
     from pyspark import InheritableThread
@@ -83,8 +90,8 @@ def run_rows(
 
     def job() -> None:
         try:
-            sc.setJobGroup(group, f"sweep {exp.name}: {len(tasks)} rows", interruptOnCancel=True)
-            box["result"] = sc.parallelize(chunks, numSlices=len(chunks)).flatMap(_chunk_function(exp)).collect()
+            sc.setJobGroup(group, f"{description}: {len(tasks)} rows", interruptOnCancel=True)
+            box["result"] = sc.parallelize(chunks, numSlices=len(chunks)).flatMap(_chunk_function(run_row)).collect()
         except BaseException as err:  # noqa: BLE001 - re-raised on the calling thread
             box["error"] = err
 

@@ -21,7 +21,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from staleness_lab.experiments.cache import (
+from staleness_lab.provenance import PROVENANCE_KEY, building_directory, current_umask, write_parquet_atomic
+from staleness_lab.sweeps.cache import (
     CHECKSUM_KEY,
     CorruptCacheEntry,
     cache_key,
@@ -31,10 +32,9 @@ from staleness_lab.experiments.cache import (
     read_cached,
     write_cached,
 )
-from staleness_lab.experiments.registry import get_experiment
-from staleness_lab.experiments.runner import SweepResult, resolve_rows, run_sweep
-from staleness_lab.experiments.sweep import sweep_command
-from staleness_lab.provenance import PROVENANCE_KEY, building_directory, current_umask, write_parquet_atomic
+from staleness_lab.sweeps.registry import get_experiment
+from staleness_lab.sweeps.runner import SweepResult, resolve_rows, run_sweep
+from staleness_lab.sweeps.sweep import sweep_command
 
 EXPERIMENT = "baseline-utilization"
 GRID = {"policy": ["edf", "fifo"], "seed": [0, 1], "fixed": {"horizon": 500.0}}

@@ -37,9 +37,9 @@ import pytest
 from staleness_lab.api import simulate
 from staleness_lab.experiments.generators import identical_tables, offered_utilization
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import golab, golab_checks, list_experiments
-from staleness_lab.experiments.registry import get_experiment
-from staleness_lab.experiments.runner import ROW_COLUMN, run_grid
+from staleness_lab.experiments import golab, golab_checks
+from staleness_lab.sweeps.registry import get_experiment, list_experiments
+from staleness_lab.sweeps.runner import ROW_COLUMN, run_grid
 
 PROFILE = "quick"
 

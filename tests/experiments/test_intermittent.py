@@ -11,8 +11,8 @@ import pytest
 from staleness_lab.errors import InputError
 from staleness_lab.experiments import intermittent as ix
 from staleness_lab.experiments import intermittent_checks as checks
-from staleness_lab.experiments.registry import get_experiment
-from staleness_lab.experiments.runner import run_grid
+from staleness_lab.sweeps.registry import get_experiment
+from staleness_lab.sweeps.runner import run_grid
 
 
 def test_every_figure_has_a_grid_at_every_profile() -> None:

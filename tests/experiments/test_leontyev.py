@@ -30,9 +30,9 @@ from staleness_lab.errors import InputError
 from staleness_lab.experiments import leontyev as lx
 from staleness_lab.experiments import leontyev_checks as checks
 from staleness_lab.experiments.golab_checks import COLUMNS
-from staleness_lab.experiments.registry import get_experiment
-from staleness_lab.experiments.runner import run_grid
 from staleness_lab.notebook_params import repo_file
+from staleness_lab.sweeps.registry import get_experiment
+from staleness_lab.sweeps.runner import run_grid
 from staleness_lab.theory.leontyev.checks import Step
 from staleness_lab.theory.leontyev.workloads import from_workload
 from policies.test_aus import e4_workload

@@ -31,8 +31,8 @@ from staleness_lab.experiments import golab
 from staleness_lab.experiments import intermittent as ix
 from staleness_lab.experiments import intermittent_spark as xs
 from staleness_lab.experiments import quickstart
-from staleness_lab.experiments.registry import Param, expand_grid, get_experiment, list_experiments
-from staleness_lab.experiments.runner import resolve_rows
+from staleness_lab.sweeps.registry import Param, expand_grid, get_experiment, list_experiments
+from staleness_lab.sweeps.runner import resolve_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = Path(sys.executable).parent / "staleness-lab"

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import Experiment, Param, expand_grid, get_experiment, list_experiments
-from staleness_lab.experiments.registry import experiment
+from staleness_lab.sweeps import Experiment, Param, expand_grid, get_experiment, list_experiments
+from staleness_lab.sweeps.registry import experiment
 
 EXP = Experiment(
     name="toy",

@@ -17,10 +17,10 @@ import pytest
 
 import staleness_lab
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.cache import cache_key, cache_path, code_identity, read_cached
-from staleness_lab.experiments.registry import Experiment, Param
-from staleness_lab.experiments.runner import SweepError, format_params, run_grid, run_sweep
 from staleness_lab.provenance import PROVENANCE_KEY, git_commit, provenance, read_provenance, write_parquet_atomic
+from staleness_lab.sweeps.cache import cache_key, cache_path, code_identity, read_cached
+from staleness_lab.sweeps.registry import Experiment, Param
+from staleness_lab.sweeps.runner import SweepError, format_params, run_grid, run_sweep
 
 
 class Counting:

@@ -22,9 +22,9 @@ import pytest
 import yaml
 
 import staleness_lab
-from staleness_lab.experiments import list_experiments
-from staleness_lab.experiments.runner import run_grid
 from staleness_lab.provenance import PROVENANCE_KEY
+from staleness_lab.sweeps import list_experiments
+from staleness_lab.sweeps.runner import run_grid
 
 CLI = Path(sys.executable).parent / "staleness-lab"
 SMALL = {"policy": ["edf", "fifo"], "utilization": [0.5, 1.1], "seed": [0, 2], "fixed": {"horizon": 1500.0, "n_tables": 6}}
@@ -138,8 +138,8 @@ def test_result_parquet_round_trips_with_provenance(tmp_path: Path) -> None:
 
 
 def test_default_out_is_data_results_named_after_the_experiment() -> None:
-    from staleness_lab.experiments.cache import data_root
-    from staleness_lab.experiments.sweep import default_results_path
+    from staleness_lab.sweeps.cache import data_root
+    from staleness_lab.sweeps.sweep import default_results_path
 
     assert default_results_path("baseline-utilization") == data_root() / "data" / "results" / "baseline-utilization.parquet"
 

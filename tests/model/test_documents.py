@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from staleness_lab import InputError, load_workload, parse_workload
-from staleness_lab.experiments.sweep import load_grid
 from staleness_lab.model.documents import MAX_BYTES, MAX_DEPTH, MAX_NODES, load_document, parse_document_text
+from staleness_lab.sweeps.sweep import load_grid
 from example_workloads import BASE, EXAMPLE_YAML
 
 CLI = Path(sys.executable).parent / "staleness-lab"

@@ -24,12 +24,12 @@ import pytest
 from staleness_lab import tpch
 from staleness_lab.cli import main
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import cache
 from staleness_lab.experiments.intermittent import paper_queries
 from staleness_lab.intermittent.costs import LinearCost, PiecewiseCost, parse_agg_cost, parse_cost
 from staleness_lab.spark.intermittent import TpchData
 from staleness_lab.spark.intermittent.calibrate import (aggregation_counts, batch_sizes, calibrate,
                                                         fit_linear, fit_piecewise, nnls, r_squared, split_costs)
+from staleness_lab.sweeps import cache
 
 SCALE, PARTS = 0.01, 8
 QUERIES = ["CQ1", "Q6"]

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from staleness_lab.experiments.runner import run_grid
 from staleness_lab.provenance import read_provenance
 from staleness_lab.spark import java_available
+from staleness_lab.sweeps.runner import run_grid
 from spark_cluster import CLI, cluster_env
 
 GRID = {"policy": ["edf", "fifo"], "utilization": [0.7, 1.2], "fixed": {"horizon": 2000.0, "n_tables": 8}}

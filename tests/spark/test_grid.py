@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.runner import RowTask, SweepError, run_grid, run_sweep
 from staleness_lab.spark.grid import TASKS_PER_CORE, plan_chunks
+from staleness_lab.sweeps.runner import RowTask, SweepError, run_grid, run_sweep
 
 MASTER = "local[2]"
 #: 18 rows: more than TASKS_PER_CORE x 2 cores, so some Spark tasks run two rows.

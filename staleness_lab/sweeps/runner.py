@@ -22,7 +22,7 @@ A row that raises names itself: :class:`SweepError` ``row 3 {policy: 'x', ...}: 
 it as one line and exits 2). The local runner stops at the first failing row; the Spark runner
 finishes the other rows of the job (they stay cached) and raises for the first failing one.
 
-The cache is described in :mod:`staleness_lab.experiments.cache`. A cache entry that exists but
+The cache is described in :mod:`staleness_lab.sweeps.cache`. A cache entry that exists but
 must not be served (it does not parse, was written for another key, has no checksum or its data
 do not match it) is recomputed like a missing one and rewritten; the sweep then prints one line
 per such entry on stderr, ``recomputed: corrupt cache entry <path>``, once its row has been
@@ -31,6 +31,7 @@ recomputed (a missing entry is a plain miss, without a message).
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 import traceback
@@ -42,7 +43,7 @@ from typing import Any
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.cache import (
+from staleness_lab.sweeps.cache import (
     CorruptCacheEntry,
     cache_key,
     cache_path,
@@ -51,14 +52,14 @@ from staleness_lab.experiments.cache import (
     read_cached,
     write_cached,
 )
-from staleness_lab.experiments.registry import Experiment, expand_grid, get_experiment
+from staleness_lab.sweeps.registry import Experiment, expand_grid, get_experiment
 
 RUNNERS = ("local", "spark")
 ROW_COLUMN = "row"
 
 
 class _Default:
-    """The default cache directory (see :func:`staleness_lab.experiments.cache.default_cache_dir`)."""
+    """The default cache directory (see :func:`staleness_lab.sweeps.cache.default_cache_dir`)."""
 
     def __repr__(self) -> str:
         return "DEFAULT"
@@ -347,7 +348,8 @@ def run_sweep(
             else:
                 from staleness_lab.spark.grid import run_rows
 
-                outcomes = run_rows(spark, exp, tasks, on_progress=bar.update)
+                outcomes = run_rows(spark, functools.partial(execute_row, exp), tasks,
+                                    description=f"sweep {exp.name}", on_progress=bar.update)
             if len(outcomes) == len(tasks):  # rows repeating a computed one
                 bar.update(len(rows) - from_cache - len(tasks))
         finally:

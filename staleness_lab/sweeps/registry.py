@@ -7,6 +7,7 @@ with the defaults and type-checked, so a sweep fails before any work on a bad gr
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -124,7 +125,14 @@ def experiment(name: str, *params: Param) -> Callable[[Callable[..., pd.DataFram
     return wrap
 
 
+def _register_papers() -> None:
+    """Import :mod:`staleness_lab.experiments`, whose paper modules register their experiments
+    (imported on first lookup, not at module level: those modules import this one)."""
+    importlib.import_module("staleness_lab.experiments")
+
+
 def get_experiment(name: str) -> Experiment:
+    _register_papers()
     try:
         return _EXPERIMENTS[name]
     except KeyError:
@@ -132,6 +140,7 @@ def get_experiment(name: str) -> Experiment:
 
 
 def list_experiments() -> list[Experiment]:
+    _register_papers()
     return list(_EXPERIMENTS.values())
 
 

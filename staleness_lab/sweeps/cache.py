@@ -10,7 +10,7 @@ parameter columns the runner adds) and carries in its Parquet schema metadata it
 
 A file is served only when it parses, names the expected key and its data match its checksum;
 otherwise :func:`read_cached` raises :class:`CorruptCacheEntry` and the runner recomputes and
-rewrites the row and says so on stderr (see :mod:`staleness_lab.experiments.runner`): flipped
+rewrites the row and says so on stderr (see :mod:`staleness_lab.sweeps.runner`): flipped
 bytes, a truncated file or another row's file copied under this key are never served. An entry
 without a checksum (written by older code) counts as corrupt: it is a cache, recomputing it
 costs only time. Damage that leaves the data and the key as they were (in Parquet's column
