@@ -68,6 +68,8 @@ _NODES_RULE = f"holds more than {MAX_NODES:,} nodes (the limit; YAML aliases cou
 
 #: PyYAML's safe loader, in C when available (the same checks, faster).
 _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: libyaml's own nesting limit (1,000 flow levels in the libyaml of PyYAML 6.0.4), as it says it
+_LIBYAML_DEPTH = "exceeded maximum nesting depth"
 
 
 class _Refused:
@@ -173,7 +175,14 @@ def _first_line(err: Exception) -> str:
 # -- YAML --------------------------------------------------------------------------------------
 def _parse_yaml(text: str, field: str) -> Any:
     try:
-        _scan_events(yaml.parse(text, Loader=_SafeLoader), field)
+        try:
+            _scan_events(yaml.parse(text, Loader=_SafeLoader), field)
+        except yaml.YAMLError as err:
+            if _SafeLoader is yaml.SafeLoader or _LIBYAML_DEPTH not in str(err):
+                raise
+            # libyaml (from PyYAML 6.0.4) scans ahead and stops at its own nesting limit
+            # before the scan sees MAX_DEPTH: the pure-Python parser names the path
+            _scan_events(yaml.parse(text, Loader=yaml.SafeLoader), field)
     except yaml.YAMLError as err:
         raise InputError(field, f"cannot parse the file: {_yaml_problem(err)}") from None
     return _construct_yaml(text, field)
@@ -304,21 +313,56 @@ class _StrictLoader(_SafeLoader):
         return super().construct_yaml_int(node)
 
     def flatten_mapping(self, node: yaml.MappingNode) -> None:
-        """Merge ``<<`` keys (once per node), then refuse a key the mapping itself gives twice
-        (a merged key overridden by the mapping's own is no duplicate)."""
+        """Merge ``<<`` keys once per node, leaving each key once with the value that wins
+        (the mapping's own over merged ones; in a list of merged mappings, the earlier one),
+        so that the node merges the same way when it is itself a merge source; refuse a key
+        the mapping itself gives twice (a merged key overridden by its own is no duplicate).
+        PyYAML's own merging is not used: 6.0.4 changed it to keep the first pair of a key
+        when a flattened node is merged again, which lets a merged value beat an own one."""
         if node in self._flattened:
             return
-        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
-        super().flatten_mapping(node)
         self._flattened.add(node)
+        merged: list[tuple[yaml.Node, yaml.Node]] = []
+        own: list[tuple[yaml.Node, yaml.Node]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE_TAG:
+                if key_node.tag == "tag:yaml.org,2002:value":
+                    key_node.tag = "tag:yaml.org,2002:str"
+                own.append((key_node, value_node))
+                continue
+            for source in reversed(self._merge_sources(node, value_node)):  # earlier ones win
+                self.flatten_mapping(source)
+                merged.extend(source.value)
         seen: set[Any] = set()
-        for key_node, _ in node.value[len(node.value) - own:]:
+        for key_node, _ in own:
             key = self.construct_object(key_node)
             if not isinstance(key, Hashable):
-                continue  # construct_mapping refuses it
+                node.value = merged + own
+                return  # construct_mapping refuses it
             if key in seen:
                 raise _DuplicateKey(key, key_node.start_mark.line + 1, node)
             seen.add(key)
+        winners: dict[Any, tuple[yaml.Node, yaml.Node]] = {}
+        for pair in merged + own:  # later pairs win; a key keeps its first position
+            key = self.construct_object(pair[0])
+            if not isinstance(key, Hashable):
+                node.value = merged + own
+                return
+            winners[key] = pair
+        node.value = list(winners.values())
+
+    @staticmethod
+    def _merge_sources(node: yaml.MappingNode, value: yaml.Node) -> list[yaml.MappingNode]:
+        """The mappings a ``<<`` key merges: its mapping, or each of its list of mappings."""
+        if isinstance(value, yaml.MappingNode):
+            return [value]
+        if isinstance(value, yaml.SequenceNode) and all(isinstance(v, yaml.MappingNode) for v in value.value):
+            return list(value.value)
+        found = value.id if not isinstance(value, yaml.SequenceNode) else "a list holding a non-mapping"
+        raise yaml.constructor.ConstructorError(
+            "while constructing a mapping", node.start_mark,
+            f"expected a mapping or list of mappings for merging, but found {found}", value.start_mark,
+        )
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
