@@ -34,6 +34,7 @@ from itertools import product
 from staleness_lab.workflows import costs
 from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
 from staleness_lab.workflows.context import PlanContext
+from staleness_lab.workflows.heuristics import chain
 from staleness_lab.workflows.provenance import EMPTY, Provenance, applicable, apply, concat, precedes
 
 Candidate = tuple[Block, Invocation]
@@ -125,9 +126,9 @@ class BlockGen:
             return
         assert b.frm is not None
         for before in pool.ending(ch, b.kind, b.frm):
-            yield self._chain(before, b)
+            yield chain(before, b)
         for after in pool.starting(ch, b.kind, b.to):
-            yield self._chain(b, after)
+            yield chain(b, after)
         if b.kind == DELTA:
             for base in pool.bases_on(ch):
                 yield from self._to_base(base, b)
@@ -157,13 +158,6 @@ class BlockGen:
         out = Block(old.channel, DELTA, new.to, old.to, rows=rows, deletes=max(0.0, old.rows - new.rows))
         cost = costs.to_delta(self.io_rates, old.rows, new.rows, rows)
         return out, Invocation(f"{old.channel}.convert", "B->delta", (old, new), (out,), cost)
-
-    def _chain(self, first: Block, second: Block) -> Candidate:
-        """Exactly abutting same-kind deltas chain at cost 0 (footnote 12 [P])."""
-        assert first.frm is not None
-        out = Block(first.channel, first.kind, second.to, first.frm,
-                    rows=first.rows + second.rows, deletes=first.deletes + second.deletes)
-        return out, Invocation(f"{first.channel}.chain", "chain", (first, second), (out,), 0.0)
 
     def _weak_converters(self, base: Block, w: Block) -> Iterator[Candidate]:
         """``c^{weak B}`` (the new base, ``n(B) + n(weak)`` rows at most [D]) and

@@ -1,0 +1,127 @@
+"""Olston §6.2's heuristics (a), (b) and (d) on the live blocks of one scheduler call (digest §3
+"Heuristics" [P; details R]); (c) is :mod:`staleness_lab.workflows.propagate`, (e) lives in the
+search (:mod:`staleness_lab.workflows.planner`).
+
+* **Frontier** (digest correction 4): ``f(O)`` is the target of the last block emitted on output
+  O, projected recursively upstream onto each channel's elements. Several paths give a frontier
+  set: its element-wise minimum of ``hi`` is used [D]. Here a frontier is one ``hi`` per
+  element, ``+inf`` where no path says anything.
+* **(a) Old blocks**: ``p(C)`` = the latest live base on C with target at or before ``f(C)``;
+  live blocks whose target precedes it are ignored (any base at or before the frontier whose
+  target a block precedes is used, so incomparable candidates never prune each other's past).
+* **(b) Compulsory chains**: abutting live deltas of one kind merge, never across an interior
+  point ``T_i`` where ``B(T_i)`` is live or ``T_i`` is the frontier (E7), nor where the deltas
+  branch; the chain's zero-cost invocations become its plan.
+* **(d) Overkill**: a potential block is pruned when its channel holds an actual block of the
+  same type, with a target that precedes it, meeting the channel's (propagated) bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from staleness_lab.workflows.blocks import Block, Invocation
+from staleness_lab.workflows.provenance import Provenance, hi_element, precedes
+
+Frontier = tuple[float, ...]
+#: (consumer channel, feeder channel, [(consumer element, feeder element), ...])
+Projection = tuple[str, str, Sequence[tuple[int, int]]]
+
+
+def frontiers(
+    last_targets: Mapping[str, Provenance], projections: Sequence[Projection], widths: Mapping[str, int]
+) -> dict[str, Frontier]:
+    """Every channel's frontier, from the outputs' last targets through ``projections`` listed
+    consumers before feeders (reverse topological order)."""
+    found: dict[str, list[float]] = {
+        name: [hi_element(e) if e else math.inf for e in target] for name, target in last_targets.items()
+    }
+    for consumer, feeder, pairs in projections:
+        if consumer not in found:
+            continue
+        mine = found.setdefault(feeder, [math.inf] * widths[feeder])
+        for j, e in pairs:
+            mine[e] = min(mine[e], found[consumer][j])
+    return {name: tuple(f) for name, f in found.items() if any(x < math.inf for x in f)}
+
+
+def _at_or_before(p: Provenance, f: Frontier) -> bool:
+    return all(hi_element(e) <= x for e, x in zip(p, f, strict=True))
+
+
+def _is_frontier(p: Provenance, f: Frontier | None) -> bool:
+    return f is not None and all(hi_element(e) == x for e, x in zip(p, f, strict=True))
+
+
+def prune_old(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> list[Block]:
+    """Heuristic (a): drop live blocks whose target precedes a live base at or before the
+    frontier of their channel."""
+    blocks = list(live)
+    anchors: dict[str, list[Provenance]] = {}
+    for b in blocks:
+        f = frontier.get(b.channel)
+        if b.is_base and f is not None and _at_or_before(b.to, f):
+            anchors.setdefault(b.channel, []).append(b.to)
+    return [b for b in blocks if not any(precedes(b.to, a) for a in anchors.get(b.channel, ()))]
+
+
+def compulsory_chains(
+    live: Iterable[Block], frontier: Mapping[str, Frontier]
+) -> dict[Block, frozenset[Invocation]]:
+    """Heuristic (b): the live blocks after merging abutting same-kind deltas, each with the
+    plan that makes it (empty for a materialized block, the chain invocations for a chain)."""
+    blocks = list(live)
+    bases = {(b.channel, b.to) for b in blocks if b.is_base}
+    starts: dict[tuple[str, str, Provenance], list[Block]] = {}
+    ends: dict[tuple[str, str, Provenance], list[Block]] = {}
+    for b in blocks:
+        if b.frm is not None:
+            starts.setdefault((b.channel, b.kind, b.frm), []).append(b)
+            ends.setdefault((b.channel, b.kind, b.to), []).append(b)
+
+    def joins(b: Block) -> Block | None:
+        """The one delta continuing ``b`` through an interior point it may chain across."""
+        key = (b.channel, b.kind, b.to)
+        nxt, into = starts.get(key, []), ends.get(key, [])
+        if len(nxt) != 1 or len(into) != 1 or (b.channel, b.to) in bases or _is_frontier(b.to, frontier.get(b.channel)):
+            return None
+        return nxt[0]
+
+    continued = {n for b in blocks if b.frm is not None for n in [joins(b)] if n is not None}
+    result: dict[Block, frozenset[Invocation]] = {}
+    for b in blocks:
+        if b.frm is None:
+            result[b] = frozenset()
+        elif b not in continued:
+            chained, plan = b, frozenset[Invocation]()
+            nxt = joins(b)
+            while nxt is not None:
+                chained, inv = chain(chained, nxt)
+                plan |= {inv}
+                nxt = joins(nxt)
+            result[chained] = plan
+    return result
+
+
+def chain(first: Block, second: Block) -> tuple[Block, Invocation]:
+    """Exactly abutting same-kind deltas as one (footnote 12 [P]: cost 0; sizes add)."""
+    assert first.frm is not None
+    out = Block(first.channel, first.kind, second.to, first.frm,
+                rows=first.rows + second.rows, deletes=first.deletes + second.deletes)
+    return out, Invocation(f"{first.channel}.chain", "chain", (first, second), (out,), 0.0)
+
+
+def overkill_rule(actual: Iterable[Block], passes: Callable[[str, Provenance], bool], outputs: Iterable[str]):  # type: ignore[no-untyped-def]
+    """Heuristic (d) as a predicate on potential blocks (never on outputs: a violated output
+    has no actual block meeting its bounds)."""
+    meeting: dict[tuple[str, str], list[Provenance]] = {}
+    skip = set(outputs)
+    for b in actual:
+        if b.channel not in skip and passes(b.channel, b.to):
+            meeting.setdefault((b.channel, b.kind), []).append(b.to)
+
+    def pruned(b: Block) -> bool:
+        return any(precedes(a, b.to) for a in meeting.get((b.channel, b.kind), ()))
+
+    return pruned

@@ -1,0 +1,70 @@
+"""Heuristics (a), (b), (d) and the frontier (digest §3, E7 and correction 4)."""
+
+from __future__ import annotations
+
+import math
+
+from staleness_lab.workflows.blocks import BASE, DELTA, Block
+from staleness_lab.workflows.heuristics import compulsory_chains, frontiers, overkill_rule, prune_old
+from staleness_lab.workflows.provenance import prov
+
+CRAWL = [15, 32, 59, 65, 86]
+
+
+def digests(*extra: Block) -> list[Block]:
+    deltas = [Block("digests", DELTA, prov(b), prov(a), rows=1) for a, b in zip(CRAWL, CRAWL[1:])]
+    return [Block("digests", BASE, prov(15)), *extra, *deltas]
+
+
+def chained(blocks, frontier):  # type: ignore[no-untyped-def]
+    return sorted((b.frm[0], b.to[0]) for b in compulsory_chains(blocks, frontier) if b.frm is not None)
+
+
+def test_e7_chains() -> None:
+    f32 = frozenset({32.0})
+    b15, b32, b59, b65, b86 = (frozenset({float(t)}) for t in (15, 32, 59, 65, 86))
+    assert chained(digests(), {}) == [(b15, b86)]
+    assert chained(digests(), {"digests": (65.0,)}) == [(b15, b65), (b65, b86)]
+    assert chained(digests(Block("digests", BASE, prov(32))), {"digests": (65.0,)}) == [(b15, f32), (f32, b65), (b65, b86)]
+    del b59
+
+
+def test_a_chain_costs_nothing_and_keeps_its_parts_in_its_plan() -> None:
+    live = compulsory_chains(digests(), {})
+    (whole,) = [b for b in live if b.frm is not None]
+    assert whole.rows == 4
+    assert len(live[whole]) == 3 and all(inv.cost == 0 for inv in live[whole])
+
+
+def test_frontier_projects_upstream_and_takes_the_minimum() -> None:
+    last = {"output": prov(65, 49)}
+    projections = [("output", "digests", [(0, 0)]), ("output", "scores", [(1, 0)]), ("other", "scores", [(0, 0)])]
+    f = frontiers(last, projections, {"digests": 1, "scores": 1, "output": 2})
+    assert f == {"output": (65.0, 49.0), "digests": (65.0,), "scores": (49.0,)}
+    two = frontiers({"o1": prov(59), "o2": prov(32)}, [("o1", "x", [(0, 0)]), ("o2", "x", [(0, 0)])],
+                    {"x": 1, "o1": 1, "o2": 1})
+    assert two["x"] == (32.0,)
+    empty = frontiers({"u": (frozenset(), frozenset({3.0}))}, [], {"u": 2})
+    assert empty["u"] == (math.inf, 3.0)
+
+
+def test_prune_old_drops_blocks_before_the_latest_base_at_the_frontier() -> None:
+    blocks = digests(Block("digests", BASE, prov(59)), Block("digests", BASE, prov(86)))
+    kept = prune_old(blocks, {"digests": (65.0,)})
+    assert Block("digests", BASE, prov(15)) not in kept
+    assert Block("digests", DELTA, prov(32), prov(15)) not in kept  # its target precedes B(59)
+    assert Block("digests", DELTA, prov(59), prov(32)) in kept  # target equal, not before (strict)
+    assert Block("digests", DELTA, prov(65), prov(59)) in kept
+    assert Block("digests", BASE, prov(86)) in kept  # after the frontier: not an anchor
+    assert prune_old(blocks, {}) == blocks
+
+
+def test_overkill_prunes_what_an_actual_block_already_satisfies() -> None:
+    actual = [Block("mid", BASE, prov(59)), Block("out", BASE, prov(10))]
+    pruned = overkill_rule(actual, lambda channel, p: True, outputs=["out"])
+    assert pruned(Block("mid", BASE, prov(65)))
+    assert not pruned(Block("mid", DELTA, prov(65), prov(59)))  # another type
+    assert not pruned(Block("mid", BASE, prov(40)))
+    assert not pruned(Block("out", BASE, prov(65)))
+    stale = overkill_rule(actual, lambda channel, p: False, outputs=[])
+    assert not stale(Block("mid", BASE, prov(65)))
