@@ -95,3 +95,35 @@ def test_e8_batch_at_86_ties_with_click_49_and_takes_the_later() -> None:
     result = plan(ctx, gen, live, outputs, ["output"], Options(prune_old=False, chains=False, overkill=False))
     batch = result.invocations[-1]
     assert batch.inputs[1] == Block("scores", BASE, prov(73))
+
+
+def _without(live, drop):  # type: ignore[no-untyped-def]
+    return {b: sub for b, sub in live.items() if b not in drop}
+
+
+def _resized(live, block, rows):  # type: ignore[no-untyped-def]
+    return {(Block(b.channel, b.kind, b.to, b.frm, rows=rows, deletes=b.deletes) if b == block else b): sub
+            for b, sub in live.items()}
+
+
+@pytest.mark.parametrize(("longterm", "cost", "clicks"), [(True, 6, 73), (False, 5, 49)])
+def test_rule_e_changes_the_plan(longterm, cost, clicks) -> None:
+    """At 86 with a one-row click base at 49, the async delta joined with click-49 is cheaper;
+    rule (e) ignores it, dominated by the one joined with click-73 (same type, later target)."""
+    ctx, gen, live, outputs = fixture(86, 168, prov(65, [25, 49]))
+    live = _resized(live, Block("scores", BASE, prov(49)), 1)
+    result = plan(ctx, gen, live, outputs, ["output"], Options(prune_old=False, chains=False, overkill=False, longterm=longterm))
+    assert result.cost == cost
+    assert result.chosen["output"] == Block("output", DELTA, prov(86, clicks), prov(65, clicks))
+
+
+@pytest.mark.parametrize(("longterm", "clicks"), [(True, 73), (False, 49)])
+def test_rule_e_drops_a_dominated_block_settled_before_its_dominator(longterm, clicks) -> None:
+    """Correction 2: without a live click base at 73, the delta joined with click-49 (cost 6)
+    is settled before B(clk73) is even built (c^{delta B} from click-49, cost 2 + 4 + 2); rule (e)
+    still drops it at selection, so the plan builds B(clk73) and joins with it."""
+    ctx, gen, live, outputs = fixture(86, 168, prov(65, [25, 49]))
+    live = _without(live, {Block("scores", BASE, prov(73))})
+    result = plan(ctx, gen, live, outputs, ["output"], Options(prune_old=False, chains=False, overkill=False, longterm=longterm))
+    assert result.chosen["output"] == Block("output", DELTA, prov(86, clicks), prov(65, clicks))
+    assert [inv.variant for inv in result.invocations] == (["delta->B", "async-left"] if longterm else ["async-left"])
