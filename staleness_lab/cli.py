@@ -147,6 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "(default: data/runs/intermittent/<scheme>-<time>)")
     run.add_argument("--json", action="store_true", help="print one strict JSON object")
 
+    workflow = sub.add_parser("workflow", help="Olston's asynchronous incremental workflows")
+    workflow_sub = workflow.add_subparsers(dest="workflow_command", required=True, parser_class=_Parser)
+    wf_validate = workflow_sub.add_parser("validate", help="check a workflow file and print, per channel, its layout, "
+                                                           "own and propagated bounds, and the asynchronous "
+                                                           "variants withheld (digest §1-§3)")
+    wf_validate.add_argument("file", metavar="WF.yaml", help="workflow file (YAML or JSON)")
+    wf_validate.add_argument("--json", action="store_true", help="print one strict JSON object")
+
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
     return parser
@@ -462,9 +470,50 @@ def _tpch_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workflow(args: argparse.Namespace) -> int:
+    return _WORKFLOW_COMMANDS[args.workflow_command](args)
+
+
+def _workflow_validate(args: argparse.Namespace) -> int:
+    from staleness_lab.workflows.durations import format_duration
+    from staleness_lab.workflows.load import load_workflow
+    from staleness_lab.workflows.propagate import bounds_report
+
+    report = bounds_report(load_workflow(args.file))
+    if args.json:
+        print(dumps({"status": "valid", "file": str(args.file), **report}))
+        return 0
+
+    def bounds(b: dict[str, Any]) -> str:
+        stale = [("-" if t is None else format_duration(t)) for t in b["staleness"]]
+        text = f"stale [{', '.join(stale)}]" if any(t is not None for t in b["staleness"]) else ""
+        inc = f"inc {format_duration(b['inconsistency'])}" if b["inconsistency"] is not None else ""
+        return " ".join(part for part in (text, inc) if part) or "-"
+
+    channels = report["channels"]
+    print(f"{args.file}: valid workflow {report['workflow']}, {len(channels)} channels, horizon "
+          f"{format_duration(report['horizon'])}, sha256 {report['sha256'][:16]}")
+    rows = [("channel", "role", "layout", "own", "propagated")] + [
+        (c["name"], c["role"], " ".join(f"({src},{path})" for src, path in c["layout"]), bounds(c["own"]),
+         bounds(c["propagated"])) for c in channels]
+    widths = [max(len(row[k]) for row in rows) for k in range(4)]
+    for row in rows:
+        print("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
+    print("asynchronous variants (a delta read from one input; digest correction 3):")
+    for v in report["async_variants"]:
+        print(f"  operators[{v['index']}] ({v['operator']}) input {v['input']} {v['channel']}: "
+              f"{'offered' if v['offered'] else 'WITHHELD'} ({v['reason']})")
+    if not report["async_variants"]:
+        print("  none (no join or union)")
+    return 0
+
+
+_WORKFLOW_COMMANDS = {"validate": _workflow_validate}
+
+
 _COMMANDS = {
     "simulate": _simulate, "check": _check, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
-    "plan": _plan, "tpch": _tpch, "optimum": _optimum,
+    "plan": _plan, "tpch": _tpch, "optimum": _optimum, "workflow": _workflow,
 }
 
 

@@ -1,0 +1,930 @@
+"""The immutable workflow model: channels, operators (widgets), constraints (digest §1-§2).
+
+A :class:`Workflow` is a DAG of channels and operators [P] with per-output accepted block types
+and freshness/consistency constraints on target provenance [P]. It is validated when built, by
+:class:`WorkflowBuilder` and by :func:`staleness_lab.workflows.load.workflow_from_dict` alike,
+and every rule it breaks raises :class:`InputError` naming the element as a YAML file spells it
+(``operators[0] (join).inputs[0]``, ``channels.scores.key[0]``, ``constraints[1].bound_staleness.path``).
+
+Decisions [D] where the digest is silent:
+
+* Times and durations are hours (floats); see :mod:`staleness_lab.workflows.durations`.
+* Block types are named ``"B"``, ``"delta"`` (Δ) and the weak δ kinds of :data:`DELTA_KINDS`.
+  A channel holds B and Δ (converters, digest §1) plus its weak kind, if any: declared with
+  ``delta_kind`` (a stateless fn or opaque operator emitting, e.g., upserts), implied
+  (``increment``) on a count widget's output. A weak kind needs a key.
+* A derived channel without a schema takes its producer's: what its fn declares it writes
+  (a registered function with ``output_schema``; a declared schema must then agree, column
+  order aside), else join: left columns, then right ones not in ``on``; count: key + ``n``;
+  distinct: key; union: its left input's; stateless, split, opaque: the first input's. A
+  count/distinct output without a key takes the widget's key. The filled-in values are part of
+  the model, so :meth:`Workflow.to_dict` round-trips. A generator declaring its columns
+  (``schema``) must agree with its input channel's schema, column order aside.
+* ``insert_only`` is declared on input channels only; a derived channel is insert-only iff its
+  producer is stateless, split, join or union, every input of it is insert-only and it holds no
+  weak kind (:meth:`Workflow.insert_only`). Correction 3: an asynchronous variant reading a delta
+  from an input that may carry deletions is offered only if that channel has a key
+  (:meth:`Workflow.async_offered`).
+* A split has exactly two outputs: rows for which its fn is true go to the first.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import importlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar
+
+from staleness_lab.errors import InputError
+from staleness_lab.model.values import require_int, require_number, require_str
+from staleness_lab.workflows.durations import parse_duration
+from staleness_lab.workflows.registry import FUNCTIONS, GENERATORS
+
+#: Weak δ kinds (digest §1 "Encodings" [D]): name -> what a block of the kind holds. Python code
+#: may add its own kinds before building workflows that name them.
+DELTA_KINDS: dict[str, str] = {
+    "upsert": "key -> record or tombstone, the newer wins",
+    "increment": "(key, +k): create the key if absent, retire it at 0",
+}
+#: The strong block types every channel holds (digest §1 "Blocks" [P]).
+STRONG_TYPES = ("B", "delta")
+WIDGETS = ("stateless", "split", "join", "union", "count", "distinct", "opaque")
+#: Operators with asynchronous variants (digest §2 signature table [P]).
+ASYNC_WIDGETS = ("join", "union")
+#: Producers through which insert-only inputs give an insert-only channel (Correction 3 [D]).
+INSERT_PRESERVING = ("stateless", "split", "join", "union")
+#: Producers that may emit a declared weak kind (a user function decides what it emits).
+WEAK_EMITTERS = ("stateless", "opaque")
+COLUMN_TYPES = ("str", "int", "float", "bool")
+#: The count column of a count widget's output (as ``workflows.weak.count`` writes it).
+COUNT_COLUMN = "n"
+
+
+def block_types() -> tuple[str, ...]:
+    """Every block type name: B, delta and the registered weak kinds."""
+    return (*STRONG_TYPES, *DELTA_KINDS)
+
+
+@contextmanager
+def within(prefix: str) -> Iterator[None]:
+    """Re-raise an :class:`InputError` of a part with its field under ``prefix``."""
+    try:
+        yield
+    except InputError as err:
+        raise InputError(f"{prefix}.{err.field}" if err.field else prefix, err.rule) from None
+
+
+def _names(value: Any, field: str, *, repeats: bool = False, empty: bool = False) -> tuple[str, ...]:
+    """A list of non-empty strings as a tuple (distinct unless ``repeats``)."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise InputError(field, f"must be a list of names, got {value!r:.60}")
+    if not value and not empty:
+        raise InputError(field, "must not be empty")
+    out = tuple(require_str(v, f"{field}[{j}]") for j, v in enumerate(value))
+    if not repeats:
+        for j, name in enumerate(out):
+            if name in out[:j]:
+                raise InputError(f"{field}[{j}]", f"{name!r} is listed twice")
+    return out
+
+
+def _flag(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(field, f"must be true or false, got {value!r:.40}")
+    return value
+
+
+def _block_type(value: Any, field: str) -> str:
+    if value not in block_types():
+        raise InputError(field, f"unknown block type {value!r:.40} (known: {', '.join(block_types())})")
+    return value
+
+
+def _columns(schema: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(col for col, _ in schema)
+
+
+# -- parts -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Cost:
+    """Per-operator cost model in CPU-hours (digest §3 "Cost model" [D]): ``alpha`` fixed,
+    ``beta`` per row read, ``gamma`` per row written, ``pi`` per index probe."""
+
+    alpha: float = 0.0
+    beta: float = 1.0
+    gamma: float = 1.0
+    pi: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("alpha", "beta", "gamma", "pi"):
+            object.__setattr__(self, name, require_number(getattr(self, name), name, ge=0))
+
+    def to_dict(self) -> dict[str, float]:
+        return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma, "pi": self.pi}
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """Where an input channel's arrivals come from (digest §1 "Graph" [P]; form [D]).
+
+    Replayed: ``replay`` (a CSV ``time,_sign,<columns>`` relative to the workflow file's
+    directory) and ``times`` (every arrival, empty ones too, non-decreasing, >= 0). Generated:
+    ``generator`` (a registered name), ``every`` (hours > 0), ``rows`` per arrival and free scalar
+    ``params``. ``delivers``: the block types the source emits (default ``("delta",)``).
+    """
+
+    replay: str | None = None
+    times: tuple[float, ...] = ()
+    delivers: tuple[str, ...] = ("delta",)
+    generator: str | None = None
+    every: float | None = None
+    rows: int | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        if (self.replay is None) == (self.generator is None):
+            raise InputError("replay", "give either replay: (with times:) or generator: (with every:, rows:)")
+        delivers = _names(self.delivers, "delivers")
+        set_(self, "delivers", tuple(_block_type(t, f"delivers[{j}]") for j, t in enumerate(delivers)))
+        if self.replay is not None:
+            set_(self, "replay", require_str(self.replay, "replay"))
+            for name in ("every", "rows", "params"):
+                if getattr(self, name) not in (None, ()):
+                    raise InputError(name, "only a generated input has it (this one is replayed)")
+            set_(self, "times", self._checked_times())
+            return
+        set_(self, "generator", require_str(self.generator, "generator"))
+        if self.times:
+            raise InputError("times", "only a replayed input lists times (this one is generated)")
+        if self.every is None or self.rows is None:
+            raise InputError("every" if self.every is None else "rows", "missing required field (generated input)")
+        set_(self, "every", parse_duration(self.every, "every", gt=0))
+        set_(self, "rows", require_int(self.rows, "rows", minimum=0))
+        set_(self, "params", self._checked_params())
+
+    def _checked_times(self) -> tuple[float, ...]:
+        if isinstance(self.times, str) or not isinstance(self.times, (list, tuple)):
+            raise InputError("times", f"must be a list of arrival times, got {self.times!r:.40}")
+        if not self.times:
+            raise InputError("times", "must not be empty (list every arrival, empty ones too)")
+        times = tuple(parse_duration(t, f"times[{k}]", ge=0) for k, t in enumerate(self.times))
+        for k in range(1, len(times)):
+            if times[k] < times[k - 1]:
+                raise InputError(f"times[{k}]", f"must be >= times[{k - 1}] (non-decreasing), got {times[k]:g} "
+                                                f"after {times[k - 1]:g}")
+        return times
+
+    def _checked_params(self) -> tuple[tuple[str, Any], ...]:
+        pairs = list(self.params.items()) if isinstance(self.params, Mapping) else self.params
+        if isinstance(pairs, str) or not isinstance(pairs, (list, tuple)):
+            raise InputError("params", f"must be a mapping name -> value, got {self.params!r:.40}")
+        out: dict[str, Any] = {}
+        for name, value in pairs:
+            require_str(name, "params")
+            if not isinstance(value, (str, int, float, bool)):
+                raise InputError(f"params.{name}", f"must be a string, number or boolean, got {value!r:.40}")
+            if isinstance(value, float):
+                require_number(value, f"params.{name}")
+            out[name] = value
+        return tuple(sorted(out.items()))
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.replay is not None:
+            out: dict[str, Any] = {"replay": self.replay, "times": list(self.times)}
+        else:
+            out = {"generator": self.generator, "every": self.every, "rows": self.rows}
+            if self.params:
+                out["params"] = dict(self.params)
+        if self.delivers != ("delta",):
+            out["delivers"] = list(self.delivers)
+        return out
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A channel (digest §1 [P]): ``schema`` (column, type) pairs, ``key`` columns, the source of
+    an input channel (``input``), the block types an output's consumers accept (``accepts``; set
+    iff the channel is an output) and the weak δ kind it holds (``delta_kind``)."""
+
+    name: str
+    schema: tuple[tuple[str, str], ...] = ()
+    key: tuple[str, ...] = ()
+    insert_only: bool = False
+    input: InputSpec | None = None
+    accepts: frozenset[str] | None = None
+    delta_kind: str | None = None
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "name", require_str(self.name, "name"))
+        set_(self, "schema", _schema(self.schema))
+        set_(self, "key", _names(self.key, "key", empty=True))
+        set_(self, "insert_only", _flag(self.insert_only, "insert_only"))
+        if self.input is not None and not isinstance(self.input, InputSpec):
+            raise InputError("input", "must be an InputSpec")
+        if self.accepts is not None:
+            if self.input is not None:
+                raise InputError("accepts", "an input channel is not an output (accepts: is for derived channels)")
+            set_(self, "accepts", self._checked_accepts())
+        if self.delta_kind is not None:
+            if self.delta_kind not in DELTA_KINDS:
+                raise InputError("delta_kind", f"unknown weak delta kind {self.delta_kind!r:.40} "
+                                               f"(known: {', '.join(DELTA_KINDS)})")
+            if self.insert_only:
+                raise InputError("delta_kind", f"an insert-only channel cannot hold {self.delta_kind} deltas")
+
+    def _checked_accepts(self) -> frozenset[str]:
+        given = self.accepts
+        if isinstance(given, (set, frozenset)):
+            given = sorted(given, key=str)
+        types = _names(given, "accepts")
+        return frozenset(_block_type(t, f"accepts[{j}]") for j, t in enumerate(types))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.schema:
+            out["schema"] = dict(self.schema)
+        if self.key:
+            out["key"] = list(self.key)
+        if self.insert_only:
+            out["insert_only"] = True
+        if self.delta_kind is not None:
+            out["delta_kind"] = self.delta_kind
+        if self.input is not None:
+            out["input"] = self.input.to_dict()
+        if self.accepts is not None:
+            out["accepts"] = sorted(self.accepts)
+        return out
+
+
+def _schema(value: Any) -> tuple[tuple[str, str], ...]:
+    """(column, type) pairs from a mapping or a sequence of pairs."""
+    pairs = list(value.items()) if isinstance(value, Mapping) else value
+    if isinstance(pairs, str) or not isinstance(pairs, (list, tuple)):
+        raise InputError("schema", f"must be a mapping column -> type, got {value!r:.40}")
+    out: list[tuple[str, str]] = []
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InputError(f"schema[{k}]", f"must be a (column, type) pair, got {pair!r:.40}")
+        col, kind = pair
+        if not isinstance(col, str) or not col:
+            raise InputError("schema", f"column names must be non-empty strings, got {col!r:.40} "
+                                       "(quote YAML's yes, no, on, off)")
+        if col.startswith("_"):
+            raise InputError(f"schema.{col}", "column names starting with '_' are reserved (_sign, _seq, _tomb, _inc)")
+        if any(col == seen for seen, _ in out):
+            raise InputError(f"schema.{col}", "duplicate column")
+        if kind not in COLUMN_TYPES:
+            raise InputError(f"schema.{col}", f"unknown column type {kind!r:.40} (known: {', '.join(COLUMN_TYPES)})")
+        out.append((col, kind))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """An operator or widget (digest §2 [P]): ``widget`` is one of :data:`WIDGETS`; ``on`` the
+    join columns, ``key`` the count/distinct key, ``fn`` a registered row function (stateless:
+    optional, identity without; split and opaque: required), ``sigma`` its selectivity and
+    ``cost`` an override of the workflow's cost model. Arity: join and union exactly 2 inputs (a
+    3-way union is two cascaded unions), opaque at least 1, others 1; a split 2 outputs, others 1.
+    """
+
+    name: str
+    widget: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    on: tuple[str, ...] = ()
+    key: tuple[str, ...] = ()
+    fn: str | None = None
+    sigma: float = 1.0
+    cost: Cost | None = None
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "name", require_str(self.name, "name"))
+        widget = self.widget
+        if widget not in WIDGETS:
+            raise InputError("widget", f"unknown widget {widget!r:.40} (known: {', '.join(WIDGETS)})")
+        set_(self, "inputs", _names(self.inputs, "inputs", repeats=True))
+        arity = {"join": 2, "union": 2}.get(widget, 1)
+        n = len(self.inputs)
+        if widget != "opaque" and n != arity:
+            hint = " (a 3-way union is two cascaded unions)" if widget == "union" else ""
+            raise InputError("inputs", f"a {widget} takes exactly {arity} input{'s' * (arity > 1)}, got {n}{hint}")
+        outputs = _names(self.outputs, "outputs" if widget == "split" else "output")
+        set_(self, "outputs", outputs)
+        if len(outputs) != (2 if widget == "split" else 1):
+            rule = "a split writes exactly 2 channels (fn true: the first)" if widget == "split" else \
+                f"a {widget} writes one channel"
+            raise InputError("outputs" if widget == "split" else "output", f"{rule}, got {len(outputs)}")
+        set_(self, "on", self._listed("on", "join"))
+        set_(self, "key", self._listed("key", "count", "distinct"))
+        if self.fn is not None:
+            if widget not in ("stateless", "split", "opaque"):
+                raise InputError("fn", f"a {widget} takes no fn")
+            set_(self, "fn", require_str(self.fn, "fn"))
+        elif widget in ("split", "opaque"):
+            raise InputError("fn", f"missing required field (a {widget} runs a fn)")
+        set_(self, "sigma", require_number(self.sigma, "sigma", ge=0))
+        if self.cost is not None and not isinstance(self.cost, Cost):
+            raise InputError("cost", "must be a Cost")
+
+    def _listed(self, name: str, *widgets: str) -> tuple[str, ...]:
+        """``on``/``key``: required and non-empty for ``widgets``, absent for the others."""
+        value = getattr(self, name)
+        if self.widget in widgets:
+            return _names(value, name)
+        if value not in ((), []):
+            raise InputError(name, f"only a {' or '.join(widgets)} has {name}")
+        return ()
+
+    def output_field(self, j: int) -> str:
+        """The YAML field naming output ``j``: ``outputs[j]`` for a split, else ``output``."""
+        return f"outputs[{j}]" if self.widget == "split" else "output"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "widget": self.widget, "inputs": list(self.inputs)}
+        if self.widget == "split":
+            out["outputs"] = list(self.outputs)
+        else:
+            out["output"] = self.outputs[0]
+        if self.on:
+            out["on"] = list(self.on)
+        if self.key:
+            out["key"] = list(self.key)
+        if self.fn is not None:
+            out["fn"] = self.fn
+        if self.sigma != 1.0:
+            out["sigma"] = self.sigma
+        if self.cost is not None:
+            out["cost"] = self.cost.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class StalenessBound:
+    """``bound_staleness(C, i, t)`` [P]: keep ``lo(T[i]) + t >= now`` on C's latest block
+    (digest §2); ``path`` is an element index into ``layout(C)``, t in hours (0 is legal)."""
+
+    KIND: ClassVar[str] = "bound_staleness"
+    channel: str
+    path: int
+    t: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "channel", require_str(self.channel, f"{self.KIND}.channel"))
+        object.__setattr__(self, "path", require_int(self.path, f"{self.KIND}.path", minimum=0))
+        object.__setattr__(self, "t", parse_duration(self.t, f"{self.KIND}.t", ge=0))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {self.KIND: {"channel": self.channel, "path": self.path, "t": self.t}}
+
+
+@dataclass(frozen=True)
+class InconsistencyBound:
+    """``bound_inconsistency(C, t)`` [P]: keep ``hi(T) < lo(T) + t`` (digest §2); hours."""
+
+    KIND: ClassVar[str] = "bound_inconsistency"
+    channel: str
+    t: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "channel", require_str(self.channel, f"{self.KIND}.channel"))
+        object.__setattr__(self, "t", parse_duration(self.t, f"{self.KIND}.t", ge=0))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {self.KIND: {"channel": self.channel, "t": self.t}}
+
+
+Constraint = StalenessBound | InconsistencyBound
+Layout = tuple[tuple[str, int], ...]
+
+
+def default_replay_root() -> Path:
+    """``data/workflows`` of the checkout (else of the working directory): replay files may
+    live there whatever the workflow file's directory."""
+    from staleness_lab.provenance import project_root
+
+    return (project_root() or Path.cwd()) / "data" / "workflows"
+
+
+# -- the workflow ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Workflow:
+    """A validated workflow (digest §1-§2). ``horizon`` in hours; ``cost`` the default cost model
+    of its operators; ``strict_sync_inputs`` the literal always-strict reading of cons (digest
+    §2, §6 A3). ``base_dir`` is where replay paths are resolved (default: ``data/workflows``);
+    it is not part of the model's identity (equality, :meth:`to_dict`, :meth:`sha256`)."""
+
+    name: str
+    horizon: float
+    cost: Cost
+    channels: tuple[Channel, ...]
+    operators: tuple[Operator, ...]
+    constraints: tuple[Constraint, ...] = ()
+    strict_sync_inputs: bool = False
+    base_dir: Path | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "name", require_str(self.name, "name"))
+        set_(self, "horizon", parse_duration(self.horizon, "horizon", gt=0))
+        if not isinstance(self.cost, Cost):
+            raise InputError("cost", "must be a Cost")
+        set_(self, "strict_sync_inputs", _flag(self.strict_sync_inputs, "strict_sync_inputs"))
+        set_(self, "channels", _parts(self.channels, "channels", Channel))
+        set_(self, "operators", _parts(self.operators, "operators", Operator))
+        set_(self, "constraints", _parts(self.constraints, "constraints", (StalenessBound, InconsistencyBound),
+                                         empty=True))
+        if self.base_dir is not None:
+            set_(self, "base_dir", Path(self.base_dir))
+        self._check_names()
+        self._check_wiring()
+        order = self.topological_operators()  # refuses a cycle
+        self._check_registered()
+        self._fill_derived(order)
+        for ch in self.channels:
+            self._check_channel(ch)
+        self._check_constraints()
+
+    # -- validation ----------------------------------------------------------------------------
+    def _label(self, op: Operator) -> str:
+        return f"operators[{self._op_index[op.name]}] ({op.name})"
+
+    def _check_names(self) -> None:
+        seen: set[str] = set()
+        for ch in self.channels:
+            if ch.name in seen:
+                raise InputError(f"channels.{ch.name}", "duplicate channel name")
+            seen.add(ch.name)
+        ops: dict[str, int] = {}
+        for k, op in enumerate(self.operators):
+            if op.name in ops:
+                raise InputError(f"operators[{k}] ({op.name}).name", f"duplicate operator name (also operators[{ops[op.name]}])")
+            ops[op.name] = k
+
+    def _check_wiring(self) -> None:
+        """Every channel named exists; one producer per derived channel, none for an input."""
+        known = {ch.name: ch for ch in self.channels}
+        producers: dict[str, Operator] = {}
+        for op in self.operators:
+            label = self._label(op)
+            for j, name in enumerate(op.inputs):
+                if name not in known:
+                    raise InputError(f"{label}.inputs[{j}]", f"unknown channel {name!r} (channels: {', '.join(known)})")
+            for j, name in enumerate(op.outputs):
+                where = f"{label}.{op.output_field(j)}"
+                if name not in known:
+                    raise InputError(where, f"unknown channel {name!r} (channels: {', '.join(known)})")
+                if known[name].input is not None:
+                    raise InputError(where, f"writes input channel {name!r} (an input channel is fed by its source only)")
+                if name in producers:
+                    raise InputError(where, f"channel {name!r} is already written by {self._label(producers[name])} "
+                                            "(a channel has one producer)")
+                producers[name] = op
+        for ch in self.channels:
+            where = f"channels.{ch.name}"
+            if ch.input is None and ch.name not in producers:
+                raise InputError(where, "no operator writes it and it has no input (give it an input: or a producer)")
+            if ch.input is None and ch.insert_only:
+                raise InputError(f"{where}.insert_only", "only an input channel declares it (a derived channel's "
+                                                         "follows from its producer)")
+            if ch.input is not None and not ch.schema:
+                raise InputError(f"{where}.schema", "missing required field (an input channel declares its schema)")
+
+    def _check_registered(self) -> None:
+        """Every fn and generator named is registered (importing the standard ones first)."""
+        if any(op.fn is not None for op in self.operators):
+            importlib.import_module("staleness_lab.workflows.functions")
+        for op in self.operators:
+            if op.fn is not None and op.fn not in FUNCTIONS:
+                raise InputError(f"{self._label(op)}.fn", f"unknown fn {op.fn!r} (registered: {', '.join(sorted(FUNCTIONS))})")
+        if any(ch.input is not None and ch.input.generator is not None for ch in self.channels):
+            importlib.import_module("staleness_lab.workflows.sources")
+        for ch in self.channels:
+            if ch.input is not None and ch.input.generator is not None and ch.input.generator not in GENERATORS:
+                raise InputError(f"channels.{ch.name}.input.generator", f"unknown generator {ch.input.generator!r} "
+                                 f"(registered: {', '.join(sorted(GENERATORS))})")
+
+    def _fill_derived(self, order: tuple[Operator, ...]) -> None:
+        """Derived schemas, keys and weak kinds from the producers, in topological order."""
+        chans = {ch.name: ch for ch in self.channels}
+        for op in order:
+            label = self._label(op)
+            inputs = [chans[name] for name in op.inputs]
+            written = _fn_schema(op, label, inputs)
+            derived = written if written is not None else _derived_schema(op, label, inputs)
+            for name in op.outputs:
+                ch = chans[name]
+                changes: dict[str, Any] = {}
+                if not ch.schema:
+                    changes["schema"] = derived
+                elif written is not None and dict(ch.schema) != dict(written):
+                    raise InputError(f"channels.{name}.schema", f"{dict(ch.schema)} differs from what fn {op.fn} "
+                                                                f"({label}) writes: {dict(written)}")
+                if op.widget in ("count", "distinct") and not ch.key:
+                    changes["key"] = op.key
+                if op.widget == "count":
+                    if ch.delta_kind not in (None, "increment"):
+                        raise InputError(f"channels.{name}.delta_kind", f"a count widget ({label}) emits increment "
+                                                                        f"deltas, got {ch.delta_kind!r}")
+                    changes["delta_kind"] = "increment"
+                elif ch.delta_kind is not None and op.widget not in WEAK_EMITTERS:
+                    raise InputError(f"channels.{name}.delta_kind", f"a {op.widget} ({label}) emits delta blocks, "
+                                                                    f"not {ch.delta_kind}")
+                try:
+                    chans[name] = replace(ch, **changes)
+                except InputError as err:
+                    raise InputError(label, f"cannot derive channel {name!r}: {err.field}: {err.rule}") from None
+        object.__setattr__(self, "channels", tuple(chans[ch.name] for ch in self.channels))
+
+    def _check_channel(self, ch: Channel) -> None:
+        where = f"channels.{ch.name}"
+        columns = dict(ch.schema)
+        for j, col in enumerate(ch.key):
+            if col not in columns:
+                raise InputError(f"{where}.key[{j}]", f"column {col!r} is not in the schema ({_columns(ch.schema)})")
+        if ch.delta_kind is not None and not ch.key:
+            raise InputError(f"{where}.key", f"missing: a channel holding {ch.delta_kind} deltas needs a key")
+        holds = self.types_on(ch.name)
+        for kind in sorted(ch.accepts or ()):
+            if kind not in holds:
+                producer = self.producer(ch.name)
+                by = f" written by {self._label(producer)}" if producer is not None else ""
+                raise InputError(f"{where}.accepts", f"{kind!r} is produced by nothing: {ch.name}{by} holds "
+                                                     f"{', '.join(holds)}")
+        if ch.input is None:
+            return
+        written = getattr(GENERATORS.get(ch.input.generator or ""), "schema", None)
+        if isinstance(written, Mapping) and dict(written) != dict(ch.schema):
+            raise InputError(f"{where}.schema", f"{dict(ch.schema)} differs from what generator "
+                                                f"{ch.input.generator} writes: {dict(written)}")
+        for j, kind in enumerate(ch.input.delivers):
+            if kind not in holds:
+                raise InputError(f"{where}.input.delivers[{j}]", f"{kind!r}: {ch.name} holds {', '.join(holds)} "
+                                                                 "(declare delta_kind: for a weak kind)")
+        if ch.input.replay is not None:
+            _check_header(self.replay_path(ch.name), ch, f"{where}.input.replay")
+
+    def _check_constraints(self) -> None:
+        known = {ch.name for ch in self.channels}
+        for k, bound in enumerate(self.constraints):
+            where = f"constraints[{k}].{bound.KIND}"
+            if bound.channel not in known:
+                raise InputError(f"{where}.channel", f"unknown channel {bound.channel!r} (channels: {', '.join(known)})")
+            if isinstance(bound, StalenessBound):
+                size = len(self.layout(bound.channel))
+                if bound.path >= size:
+                    raise InputError(f"{where}.path", f"{bound.path} is outside the layout of {bound.channel} "
+                                                      f"({size} element{'s' * (size != 1)})")
+
+    # -- structure -----------------------------------------------------------------------------
+    @cached_property
+    def _op_index(self) -> dict[str, int]:
+        return {op.name: k for k, op in enumerate(self.operators)}
+
+    @cached_property
+    def _channel_index(self) -> dict[str, Channel]:
+        return {ch.name: ch for ch in self.channels}
+
+    @cached_property
+    def _producers(self) -> dict[str, Operator]:
+        return {name: op for op in self.operators for name in op.outputs}
+
+    @cached_property
+    def _consumers(self) -> dict[str, tuple[Operator, ...]]:
+        readers: dict[str, list[Operator]] = {ch.name: [] for ch in self.channels}
+        for op in self.operators:
+            for name in dict.fromkeys(op.inputs):
+                readers[name].append(op)
+        return {name: tuple(ops) for name, ops in readers.items()}
+
+    def channel(self, name: str) -> Channel:
+        """The channel called ``name`` (KeyError if none)."""
+        return self._channel_index[name]
+
+    def producer(self, channel: str) -> Operator | None:
+        """The operator writing ``channel``; None for an input channel."""
+        self.channel(channel)
+        return self._producers.get(channel)
+
+    def consumers(self, channel: str) -> tuple[Operator, ...]:
+        """The operators reading ``channel``, in declaration order."""
+        return self._consumers[channel]
+
+    def inputs(self) -> tuple[Channel, ...]:
+        """The input channels (fed by external sources)."""
+        return tuple(ch for ch in self.channels if ch.input is not None)
+
+    def outputs(self) -> tuple[Channel, ...]:
+        """The output channels (those with ``accepts``)."""
+        return tuple(ch for ch in self.channels if ch.accepts is not None)
+
+    def role(self, channel: str) -> str:
+        """``input``, ``output`` or ``intermediate`` (digest §1 "Graph")."""
+        ch = self.channel(channel)
+        return "input" if ch.input is not None else "output" if ch.accepts is not None else "intermediate"
+
+    def topological_operators(self) -> tuple[Operator, ...]:
+        """Operators, each after the producers of its inputs (declaration order among the ready
+        ones). A cycle is bad input, listed ``a -> op1 -> b -> op2 -> a``."""
+        return self._order
+
+    @cached_property
+    def _order(self) -> tuple[Operator, ...]:
+        done: set[str] = set()
+        order: list[Operator] = []
+        left = list(self.operators)
+        progress = True
+        while left and progress:
+            progress = False
+            for op in list(left):
+                if all(name not in self._producers or self._producers[name].name in done for name in op.inputs):
+                    order.append(op)
+                    done.add(op.name)
+                    left.remove(op)
+                    progress = True
+        if left:
+            self._refuse_cycle(left)
+        return tuple(order)
+
+    def _refuse_cycle(self, left: list[Operator]) -> None:
+        """Walk back from a blocked operator through producers until one repeats, then list the
+        cycle in data-flow order from the first-declared operator on it."""
+        blocked = {op.name for op in left}
+        via: dict[str, tuple[int, str]] = {}
+        walk: list[Operator] = []
+        op = left[0]
+        while op.name not in via:
+            j, name = next((j, n) for j, n in enumerate(op.inputs)
+                           if n in self._producers and self._producers[n].name in blocked)
+            via[op.name] = (j, name)
+            walk.append(op)
+            op = self._producers[name]
+        cycle = walk[walk.index(op):][::-1]  # data-flow order
+        first = min(range(len(cycle)), key=lambda i: self._op_index[cycle[i].name])
+        cycle = cycle[first:] + cycle[:first]
+        text = " -> ".join(f"{via[o.name][1]} -> {o.name}" for o in cycle) + f" -> {via[cycle[0].name][1]}"
+        raise InputError(f"{self._label(cycle[0])}.inputs[{via[cycle[0].name][0]}]", f"cycle: {text}")
+
+    def cost_of(self, operator: Operator) -> Cost:
+        """The operator's cost model: its override, else the workflow's."""
+        return operator.cost if operator.cost is not None else self.cost
+
+    # -- layouts (digest §1 [D]) ---------------------------------------------------------------
+    @cached_property
+    def _sources(self) -> dict[str, tuple[str, ...]]:
+        """Per channel, the input channel of each layout element, before path numbering."""
+        raw = {ch.name: (ch.name,) for ch in self.inputs()}
+        for op in self._order:
+            if op.widget in ("join", "union", "opaque"):
+                flat = tuple(src for name in op.inputs for src in raw[name])
+            else:
+                flat = raw[op.inputs[0]]
+            for name in op.outputs:
+                raw[name] = flat
+        return raw
+
+    def layout(self, channel: str) -> Layout:
+        """``layout(C)`` (digest §1 [D]): (input channel, path id) per element of C's provenance;
+        the k-th occurrence of an input channel gets path id k. An input channel: ((itself, 0),);
+        a k-input operator concatenates its inputs' layouts, the others copy theirs."""
+        seen: dict[str, int] = {}
+        out = []
+        for src in self._sources[channel]:
+            out.append((src, seen.get(src, 0)))
+            seen[src] = seen.get(src, 0) + 1
+        return tuple(out)
+
+    def element_sources(self, operator: Operator, output_index: int) -> tuple[tuple[int, int], ...]:
+        """For each element of ``operator``'s output ``output_index``'s layout: (input index,
+        element index in that input's layout) it comes from."""
+        if not 0 <= output_index < len(operator.outputs):
+            raise IndexError(f"{operator.name} has {len(operator.outputs)} output(s), not index {output_index}")
+        if operator.widget in ("join", "union", "opaque"):
+            return tuple((i, j) for i, name in enumerate(operator.inputs) for j in range(len(self._sources[name])))
+        return tuple((0, j) for j in range(len(self._sources[operator.inputs[0]])))
+
+    # -- block types and deletions -------------------------------------------------------------
+    def types_on(self, channel: str) -> tuple[str, ...]:
+        """The block types ``channel`` can hold: B and delta (converters, digest §1) and its weak kind."""
+        kind = self.channel(channel).delta_kind
+        return STRONG_TYPES + ((kind,) if kind is not None else ())
+
+    @cached_property
+    def _insert_only(self) -> dict[str, bool]:
+        flags = {ch.name: ch.insert_only for ch in self.inputs()}
+        for op in self._order:
+            clean = op.widget in INSERT_PRESERVING and all(flags[name] for name in op.inputs)
+            for name in op.outputs:
+                flags[name] = clean and self.channel(name).delta_kind is None
+        return flags
+
+    def insert_only(self, channel: str) -> bool:
+        """True if ``channel`` never carries deletions: declared on an input, else derived only
+        from insert-only channels through stateless/split/join/union (Correction 3 [D])."""
+        return self._insert_only[channel]
+
+    def async_offered(self, operator: Operator) -> dict[int, bool]:
+        """Per input index of a join or union: is the asynchronous variant reading a delta from
+        that input offered? Only if the input is insert-only or keyed (Correction 3). Other
+        widgets have no asynchronous variant: an empty dict."""
+        if operator.widget not in ASYNC_WIDGETS:
+            return {}
+        return {i: self.insert_only(name) or bool(self.channel(name).key) for i, name in enumerate(operator.inputs)}
+
+    # -- replay files --------------------------------------------------------------------------
+    def replay_path(self, channel: str) -> Path:
+        """The resolved replay file of an input channel; a path outside the workflow file's
+        directory tree and ``data/workflows`` is bad input."""
+        spec = self.channel(channel).input
+        if spec is None or spec.replay is None:
+            raise ValueError(f"channel {channel!r} is not a replayed input")
+        roots = [default_replay_root()] + ([self.base_dir] if self.base_dir is not None else [])
+        path = ((self.base_dir if self.base_dir is not None else roots[0]) / spec.replay).resolve()
+        if not any(path.is_relative_to(root.resolve()) for root in roots):
+            raise InputError(f"channels.{channel}.input.replay", f"{spec.replay!r} is a path outside the layout (the "
+                                                                 "workflow file's directory tree or data/workflows)")
+        return path
+
+    # -- I/O and identity ----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The workflow as its YAML/JSON form; :func:`~staleness_lab.workflows.load.workflow_from_dict` reads it back."""
+        out: dict[str, Any] = {
+            "name": self.name, "horizon": self.horizon, "cost": self.cost.to_dict(),
+            "channels": {ch.name: ch.to_dict() for ch in self.channels},
+            "operators": [op.to_dict() for op in self.operators],
+            "constraints": [bound.to_dict() for bound in self.constraints],
+        }
+        if self.strict_sync_inputs:
+            out["strict_sync_inputs"] = True
+        return out
+
+    def sha256(self) -> str:
+        """SHA-256 of the compact JSON of :meth:`to_dict`, in its fixed key order (not re-sorted:
+        a schema's column order is part of the model)."""
+        text = json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _parts(value: Any, field: str, kind: type | tuple[type, ...], *, empty: bool = False) -> tuple[Any, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise InputError(field, f"must be a list, got {type(value).__name__}")
+    if not value and not empty:
+        raise InputError(field, "must not be empty")
+    for k, part in enumerate(value):
+        if not isinstance(part, kind):
+            raise InputError(f"{field}[{k}]", f"must be a {getattr(kind, '__name__', 'constraint')}, "
+                                              f"got {type(part).__name__}")
+    return tuple(value)
+
+
+def _derived_schema(op: Operator, label: str, inputs: list[Channel]) -> tuple[tuple[str, str], ...]:
+    """The schema ``op`` writes (see the module docstring), checking its columns exist."""
+    first = inputs[0].schema
+    if op.widget == "join":
+        left, right = (dict(ch.schema) for ch in inputs)
+        for j, col in enumerate(op.on):
+            for i, ch in enumerate(inputs):
+                if col not in dict(ch.schema):
+                    raise InputError(f"{label}.on[{j}]", f"column {col!r} is not in the schema of inputs[{i}] "
+                                                         f"{ch.name!r} ({_columns(ch.schema)})")
+            if left[col] != right[col]:
+                raise InputError(f"{label}.on[{j}]", f"column {col!r} is {left[col]} in {inputs[0].name!r} but "
+                                                     f"{right[col]} in {inputs[1].name!r}")
+        return first + tuple(pair for pair in inputs[1].schema if pair[0] not in op.on)
+    if op.widget == "union":
+        if inputs[0].schema != inputs[1].schema:
+            raise InputError(f"{label}.inputs[1]", f"a union needs equal schemas: {inputs[1].name!r} has "
+                                                   f"{dict(inputs[1].schema)}, {inputs[0].name!r} {dict(first)}")
+        return first
+    if op.widget in ("count", "distinct"):
+        types = dict(first)
+        for j, col in enumerate(op.key):
+            if col not in types:
+                raise InputError(f"{label}.key[{j}]", f"column {col!r} is not in the schema of {inputs[0].name!r} "
+                                                      f"({_columns(first)})")
+        keyed = tuple((col, types[col]) for col in op.key)
+        return keyed + ((COUNT_COLUMN, "int"),) if op.widget == "count" else keyed
+    return first
+
+
+def _fn_schema(op: Operator, label: str, inputs: list[Channel]) -> tuple[tuple[str, str], ...] | None:
+    """The schema ``op``'s fn declares it writes for these inputs (a registered function with an
+    ``output_schema`` method, as :mod:`staleness_lab.workflows.functions` has), else None; an
+    input lacking a column the fn requires is bad input."""
+    declared = getattr(FUNCTIONS.get(op.fn or ""), "output_schema", None)
+    if not callable(declared):
+        return None
+    try:
+        return _schema(declared(*(dict(ch.schema) for ch in inputs)))
+    except ValueError as err:
+        raise InputError(f"{label}.fn", str(err)) from None
+
+
+def _check_header(path: Path, ch: Channel, field: str) -> None:
+    """A replay CSV exists and its header is ``time,_sign`` and the schema's columns."""
+    expected = ["time", "_sign", *(col for col, _ in ch.schema)]
+    if not path.is_file():
+        raise InputError(field, f"no such replay file {path}")
+    try:
+        with path.open(newline="", encoding="utf-8") as file:
+            header = next(csv.reader(file), None)
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise InputError(field, f"{path}: cannot be read ({err})") from None
+    if header != expected:
+        shown = "nothing (an empty file)" if header is None else ",".join(header)
+        raise InputError(field, f"{path.name}: header {shown[:200]} does not match {','.join(expected)}")
+
+
+# -- builder -----------------------------------------------------------------------------------
+class WorkflowBuilder:
+    """Build a :class:`Workflow` in Python (digest §2 "API" [D]): the same model, and the same
+    errors, as the YAML form. Output channels of :meth:`op` are created on first mention; give a
+    derived channel's schema, key or weak kind with :meth:`channel`."""
+
+    def __init__(self, name: str, *, horizon: float | str, cost: Cost | None = None,
+                 strict_sync_inputs: bool = False, base_dir: Path | None = None) -> None:
+        self._head = {"name": name, "horizon": horizon, "cost": cost if cost is not None else Cost(),
+                      "strict_sync_inputs": strict_sync_inputs, "base_dir": base_dir}
+        self._channels: list[dict[str, Any]] = []
+        self._operators: list[Operator] = []
+        self._constraints: list[Constraint] = []
+
+    def _entry(self, name: str) -> dict[str, Any]:
+        for entry in reversed(self._channels):
+            if entry["name"] == name:
+                return entry
+        self._channels.append({"name": name})
+        return self._channels[-1]
+
+    def input(self, name: str, *, schema: Mapping[str, str] | Iterable[tuple[str, str]], key: Iterable[str] = (),
+              insert_only: bool = False, delta_kind: str | None = None, replay: str | None = None,
+              times: Iterable[float | str] = (), delivers: Iterable[str] = ("delta",), generator: str | None = None,
+              every: float | str | None = None, rows: int | None = None,
+              params: Mapping[str, Any] | None = None) -> WorkflowBuilder:
+        """An input channel, replayed (``replay``, ``times``) or generated (``generator``, ``every``, ``rows``)."""
+        with within(f"channels.{name}.input"):
+            spec = InputSpec(replay=replay, times=tuple(times), delivers=tuple(delivers), generator=generator,
+                             every=every, rows=rows, params=tuple((params or {}).items()))
+        self._channels.append({"name": name, "schema": schema, "key": tuple(key), "insert_only": insert_only,
+                               "delta_kind": delta_kind, "input": spec})
+        return self
+
+    def channel(self, name: str, *, schema: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+                key: Iterable[str] | None = None, delta_kind: str | None = None) -> WorkflowBuilder:
+        """Set a channel's schema, key or weak δ kind (those given; typically of a derived channel)."""
+        given = {"schema": schema, "key": None if key is None else tuple(key), "delta_kind": delta_kind}
+        self._entry(name).update({field: value for field, value in given.items() if value is not None})
+        return self
+
+    def op(self, widget: str, inputs: Iterable[str], *, out: str | Iterable[str], name: str | None = None,
+           on: Iterable[str] = (), key: Iterable[str] = (), fn: str | None = None, sigma: float = 1.0,
+           cost: Cost | None = None) -> WorkflowBuilder:
+        """An operator; ``out`` is its output channel (a split: a list of two). ``name`` defaults
+        to its fn, else its widget, suffixed ``-2``, ``-3``... when taken."""
+        outputs = (out,) if isinstance(out, str) else tuple(out)
+        label = base = name or fn or widget
+        taken = {op.name for op in self._operators}
+        suffix = 2
+        while name is None and label in taken:
+            label, suffix = f"{base}-{suffix}", suffix + 1
+        with within(f"operators[{len(self._operators)}] ({label})"):
+            self._operators.append(Operator(name=label, widget=widget, inputs=tuple(inputs), outputs=outputs,
+                                            on=tuple(on), key=tuple(key), fn=fn, sigma=sigma, cost=cost))
+        for channel in outputs:
+            self._entry(channel)
+        return self
+
+    def output(self, name: str, *, accepts: Iterable[str] = ("B", "delta")) -> WorkflowBuilder:
+        """Mark ``name`` an output whose consumers accept the block types ``accepts``."""
+        self._entry(name)["accepts"] = tuple(accepts)
+        return self
+
+    def bound_staleness(self, channel: str, path: int, t: float | str) -> WorkflowBuilder:
+        """``bound_staleness(channel, path, t)``; ``path`` indexes ``layout(channel)``."""
+        with within(f"constraints[{len(self._constraints)}]"):
+            self._constraints.append(StalenessBound(channel, path, t))
+        return self
+
+    def bound_inconsistency(self, channel: str, t: float | str) -> WorkflowBuilder:
+        """``bound_inconsistency(channel, t)``."""
+        with within(f"constraints[{len(self._constraints)}]"):
+            self._constraints.append(InconsistencyBound(channel, t))
+        return self
+
+    def build(self) -> Workflow:
+        """The validated :class:`Workflow`."""
+        channels = []
+        for entry in self._channels:
+            with within(f"channels.{entry['name']}"):
+                channels.append(Channel(**entry))
+        return Workflow(channels=tuple(channels), operators=tuple(self._operators),
+                        constraints=tuple(self._constraints), **self._head)
