@@ -1,0 +1,115 @@
+"""One scheduler call on a :class:`~staleness_lab.workflows.model.Workflow`: Algorithm 1 with
+its heuristics under a scenario (digest §3 [P/D]).
+
+:class:`Scheduler` prepares what does not change between calls (the scenario's bounds,
+propagated under heuristic (c), the block types each channel may hold, the operators' variants
+and cost rates, the frontier projections); :meth:`Scheduler.plan` takes the materialized blocks,
+the outputs' heads and last targets and the arrivals so far, and returns a
+:class:`~staleness_lab.workflows.planner.PlanResult`.
+
+Scenarios (digest §3): ``async-incr`` is the full model; ``sync-incr`` adds
+``bound_inconsistency(C, 0)`` on every derived channel; ``async-batch`` gives derived channels
+bases only; ``sync-batch`` both. When heuristic (d) leaves every violated output infeasible,
+the call re-plans without it (digest A7: a fresh-enough but misaligned base can make the aligned
+one "overkill").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+
+from staleness_lab.errors import InputError
+from staleness_lab.workflows import costs
+from staleness_lab.workflows.blocks import Block
+from staleness_lab.workflows.candidates import BlockGen, OpView
+from staleness_lab.workflows.context import EPSILON, SCENARIOS, Options, PlanContext, channel_kinds
+from staleness_lab.workflows.heuristics import Projection, compulsory_chains, frontiers, overkill_rule, prune_old
+from staleness_lab.workflows.model import InconsistencyBound, Workflow
+from staleness_lab.workflows.planner import OutputSpec, PlanResult, plan
+from staleness_lab.workflows.propagate import own_bounds, propagate
+from staleness_lab.workflows.provenance import Provenance
+
+
+def scenario_workflow(workflow: Workflow, scenario: str) -> Workflow:
+    """The workflow a scenario schedules: synchronous ones bound every derived channel's
+    inconsistency by 0."""
+    if scenario not in SCENARIOS:
+        raise InputError("--scenario", f"must be one of {', '.join(SCENARIOS)}, got {scenario!r}")
+    if not scenario.startswith("sync-"):
+        return workflow
+    derived = [ch.name for ch in workflow.channels if ch.input is None]
+    extra = tuple(InconsistencyBound(name, 0.0) for name in derived)
+    return dataclasses.replace(workflow, constraints=tuple(workflow.constraints) + extra)
+
+
+class Scheduler:
+    """Algorithm 1 for one workflow, scenario and set of heuristics (module docstring)."""
+
+    def __init__(self, workflow: Workflow, scenario: str = "async-incr", options: Options = Options()) -> None:
+        self.workflow = scenario_workflow(workflow, scenario)
+        self.scenario = scenario
+        self.options = options
+        wf = self.workflow
+        names = [ch.name for ch in wf.channels]
+        self.layouts = {name: wf.layout(name) for name in names}
+        self.bounds = propagate(wf) if options.propagate else own_bounds(wf)
+        self.weak = {ch.name: ch.delta_kind for ch in wf.channels}
+        derived = {ch.name: ch.delta_kind for ch in wf.channels if ch.input is None}
+        self.kinds = channel_kinds(derived, [ch.name for ch in wf.inputs()], scenario)
+        self.keyed = {ch.name: bool(ch.key) for ch in wf.channels}
+        asynchronous = scenario.startswith("async-")
+        self.ops = []
+        for op in wf.topological_operators():
+            offered = wf.async_offered(op)
+            c = wf.cost_of(op)
+            self.ops.append(OpView(
+                op.name, op.widget, tuple(op.inputs), tuple(op.outputs), op.sigma,
+                costs.Rates(c.alpha, c.beta, c.gamma, c.pi),
+                tuple(asynchronous and offered.get(k, False) for k in range(len(op.inputs))),
+            ))
+        self.accepts = {ch.name: frozenset(ch.accepts) for ch in wf.outputs()}
+        self.projections: list[Projection] = []
+        for op in reversed(wf.topological_operators()):
+            for j, out in enumerate(op.outputs):
+                sources = wf.element_sources(op, j)
+                for k, feeder in enumerate(op.inputs):
+                    pairs = [(jx, e) for jx, (kx, e) in enumerate(sources) if kx == k]
+                    self.projections.append((out, feeder, pairs))
+        self.widths = {name: len(layout) for name, layout in self.layouts.items()}
+
+    def context(self, now: float, heads: Mapping[str, Provenance], arrivals: Mapping[str, Sequence[float]]) -> PlanContext:
+        """The checks at instant ``now``."""
+        return PlanContext(
+            layouts=self.layouts, bounds=self.bounds, arrivals=arrivals, now=now, heads=heads,
+            kinds=self.kinds, keyed=self.keyed, strict_sync_inputs=self.workflow.strict_sync_inputs,
+        )
+
+    def violated(self, ctx: PlanContext) -> list[str]:
+        """The outputs whose head breaks a bound at the context's instant."""
+        return [name for name in self.accepts if not ctx.passes(name, ctx.heads[name])]
+
+    def plan(
+        self,
+        *,
+        t: float,
+        blocks: Iterable[Block],
+        heads: Mapping[str, Provenance],
+        last_targets: Mapping[str, Provenance],
+        arrivals: Mapping[str, Sequence[float]],
+        violated: Iterable[str] | None = None,
+    ) -> PlanResult:
+        """PLAN at call time ``t`` (``now = t + EPSILON``) over the materialized ``blocks``."""
+        ctx = self.context(t + EPSILON, heads, arrivals)
+        repair = list(violated) if violated is not None else self.violated(ctx)
+        actual = list(blocks)
+        front = frontiers(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
+        live_blocks = prune_old(actual, front) if self.options.prune_old else actual
+        live = compulsory_chains(live_blocks, front) if self.options.chains else {b: frozenset() for b in live_blocks}
+        outputs = {name: OutputSpec(self.accepts[name], heads[name]) for name in self.accepts}
+        gen = BlockGen(ctx, self.ops, self.weak)
+        overkill = overkill_rule(actual, ctx.passes, self.accepts) if self.options.overkill else None
+        result = plan(ctx, gen, live, outputs, repair, self.options, overkill)
+        if overkill is not None and repair and len(result.infeasible) == len(repair):
+            result = plan(ctx, gen, live, outputs, repair, dataclasses.replace(self.options, overkill=False))
+        return result
