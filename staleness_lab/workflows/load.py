@@ -32,16 +32,16 @@ from typing import Any
 from staleness_lab.errors import InputError
 from staleness_lab.model.documents import load_document
 from staleness_lab.model.values import check_keys, require_mapping
-from staleness_lab.workflows.model import (
+from staleness_lab.workflows.elements import (
     Channel,
     Cost,
     InconsistencyBound,
     InputSpec,
     Operator,
     StalenessBound,
-    Workflow,
     within,
 )
+from staleness_lab.workflows.model import Workflow
 
 TOP_KEYS = {"name", "horizon", "cost", "channels", "operators", "constraints", "strict_sync_inputs"}
 TOP_REQUIRED = {"name", "horizon", "channels", "operators"}

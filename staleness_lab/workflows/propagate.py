@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from staleness_lab.workflows.model import StalenessBound, Workflow
+from staleness_lab.workflows.elements import StalenessBound
+from staleness_lab.workflows.model import Workflow
 
 
 @dataclass(frozen=True)

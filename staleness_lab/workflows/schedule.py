@@ -24,8 +24,9 @@ from staleness_lab.workflows import costs
 from staleness_lab.workflows.blocks import Block
 from staleness_lab.workflows.candidates import BlockGen, OpView
 from staleness_lab.workflows.context import EPSILON, SCENARIOS, Options, PlanContext, channel_kinds
+from staleness_lab.workflows.elements import InconsistencyBound
 from staleness_lab.workflows.heuristics import Projection, compulsory_chains, frontiers, overkill_rule, prune_old
-from staleness_lab.workflows.model import InconsistencyBound, Workflow
+from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.planner import OutputSpec, PlanResult, plan
 from staleness_lab.workflows.propagate import own_bounds, propagate
 from staleness_lab.workflows.provenance import Provenance

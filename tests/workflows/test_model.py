@@ -8,15 +8,10 @@ from pathlib import Path
 import pytest
 
 from staleness_lab.errors import InputError
+from staleness_lab.workflows.builder import WorkflowBuilder
+from staleness_lab.workflows.elements import DELTA_KINDS, Channel, Cost, Operator
 from staleness_lab.workflows.load import load_workflow, workflow_from_dict
-from staleness_lab.workflows.model import (
-    DELTA_KINDS,
-    Channel,
-    Cost,
-    Operator,
-    Workflow,
-    WorkflowBuilder,
-)
+from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.registry import FUNCTIONS
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "workflows"
