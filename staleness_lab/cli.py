@@ -154,6 +154,22 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "variants withheld (digest §1-§3)")
     wf_validate.add_argument("file", metavar="WF.yaml", help="workflow file (YAML or JSON)")
     wf_validate.add_argument("--json", action="store_true", help="print one strict JSON object")
+    wf_run = workflow_sub.add_parser("run", help="run a workflow under a scheduler and scenario: lag per output "
+                                                 "bound, cost, scheduler time (Olston §7)")
+    wf_run.add_argument("file", metavar="WF.yaml", help="workflow file (YAML or JSON)")
+    wf_run.add_argument("--scheduler", default="dp", metavar="dp|greedy|random",
+                        help="Algorithm 1 (dp, default) or a baseline")
+    wf_run.add_argument("--scenario", default="async-incr", metavar="async-incr|sync-incr|async-batch|sync-batch",
+                        help="default async-incr (the full model)")
+    wf_run.add_argument("--mode", default="sizes", metavar="sizes|memory|spark",
+                        help="sizes: row counts only (default)")
+    wf_run.add_argument("--horizon", metavar="DUR", help="hours, or 15min, 1d, 1w (default: the workflow's)")
+    wf_run.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the inputs, noise and RANDOM (default 0)")
+    wf_run.add_argument("--option", action="append", default=[], metavar="K=V",
+                        help="a heuristic on or off: prune_old, chains, propagate, overkill, longterm (default all on)")
+    wf_run.add_argument("--json", action="store_true", help="print one strict JSON object")
+    wf_run.add_argument("--trace-out", type=Path, metavar="DIR",
+                        help="write DIR/invocations, blocks, episodes and scheduler_calls .parquet")
 
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
@@ -508,7 +524,45 @@ def _workflow_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-_WORKFLOW_COMMANDS = {"validate": _workflow_validate}
+def _workflow_run(args: argparse.Namespace) -> int:
+    from staleness_lab.tracefiles import write_frames
+    from staleness_lab.workflows.durations import parse_duration
+    from staleness_lab.workflows.load import load_workflow
+    from staleness_lab.workflows.sim import TRACE_FRAMES, RunConfig, options_from, run
+
+    pairs: dict[str, str] = {}
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise InputError("--option", f"must be K=V, got {item!r}")
+        pairs[key.strip()] = value
+    horizon = None if args.horizon is None else parse_duration(args.horizon, "--horizon", gt=0)
+    config = RunConfig(scheduler=args.scheduler, scenario=args.scenario, mode=args.mode, seed=args.seed,
+                       horizon=horizon, options=options_from(pairs))
+    if args.trace_out is not None:
+        check_trace_dir(args.trace_out, "--trace-out", tuple(f"{name}.parquet" for name in TRACE_FRAMES))
+    workflow = load_workflow(args.file)
+    result = run(workflow, config)
+    summary = result.summary
+    if args.trace_out is not None:
+        meta = {b"staleness_lab.workflow_sha256": summary["workflow_sha256"].encode(),
+                b"staleness_lab.seed": str(config.seed).encode(), b"staleness_lab.version": __version__.encode(),
+                b"staleness_lab.scheduler": config.scheduler.encode(), b"staleness_lab.scenario": config.scenario.encode()}
+        write_frames(result.frames, args.trace_out, meta, option="--trace-out")
+    if args.json:
+        print(dumps(summary))
+        return 0
+    print(f"{args.file}: {summary['workflow']} {summary['scenario']} {summary['scheduler']} seed {config.seed}, "
+          f"{summary['horizon_h']:g} h: {summary['status']}")
+    print(f"  plans {summary['plans']}, invocations {summary['invocations']}, infeasible {summary['infeasible']}, "
+          f"cost {summary['cost_cpu_h']:.6g} CPU-h, scheduler {summary['scheduler_s']:.3f} s")
+    for label, lag in summary["lag"].items():
+        shown = "no episode" if lag["median"] is None else f"median {lag['median']:.6g}, max {lag['max']:.6g} CPU-h"
+        print(f"  lag {label}: {shown} ({lag['episodes']} episodes)")
+    return 0
+
+
+_WORKFLOW_COMMANDS = {"validate": _workflow_validate, "run": _workflow_run}
 
 
 _COMMANDS = {

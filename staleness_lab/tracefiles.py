@@ -14,10 +14,14 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from staleness_lab.errors import InputError
 from staleness_lab.provenance import building_directory, write_parquet_atomic
 from staleness_lab.sim import Trace
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The files of one trace, in the order they are written.
 TRACE_FILES = ("jobs.parquet", "freshness.parquet")
@@ -46,12 +50,12 @@ def check_output_dir(directory: Path, option: str) -> None:
             return
 
 
-def check_trace_dir(directory: Path, option: str) -> None:
+def check_trace_dir(directory: Path, option: str, names: tuple[str, ...] = TRACE_FILES + FRAME_FILES) -> None:
     """Fail early (before any work) unless :func:`write_trace` may put a trace pair at ``directory``.
 
     ``directory`` may be missing (it is created with its parents), empty, or hold nothing but
-    regular files named ``jobs.parquet`` / ``freshness.parquet`` (an earlier trace, which is
-    replaced as a whole, with its :data:`FRAME_FILES`). Anything else in it -- another file, a subdirectory, a symbolic link,
+    regular files named in ``names`` (default ``jobs.parquet`` / ``freshness.parquet`` and
+    :data:`FRAME_FILES`: an earlier trace, which is replaced as a whole). Anything else in it -- another file, a subdirectory, a symbolic link,
     even one named like a trace file -- is refused with an :class:`InputError` naming ``option``,
     since replacing the directory would delete it. A symbolic link to a directory counts as that
     directory; its parent must be writable, because the new trace is renamed into place.
@@ -69,15 +73,15 @@ def check_trace_dir(directory: Path, option: str) -> None:
         raise InputError(option, f"{directory}: {target.parent} is not writable")
     try:
         with os.scandir(target) as entries:
-            names = sorted((e.name, e.name in TRACE_FILES + FRAME_FILES and e.is_file(follow_symlinks=False))
-                           for e in entries)
+            found = sorted((e.name, e.name in names and e.is_file(follow_symlinks=False)) for e in entries)
     except OSError as err:
         raise InputError(option, f"{directory}: cannot be read ({err.strerror or err})") from None
-    for name, trace_file in names:
+    what = "a trace pair" if names == TRACE_FILES + FRAME_FILES else "an earlier trace"
+    for name, trace_file in found:
         if not trace_file:
             raise InputError(
                 option,
-                f"{directory}: holds files other than a trace pair ({name}); "
+                f"{directory}: holds files other than {what} ({name}); "
                 f"give a new or empty directory or a previous {option} directory",
             )
 
@@ -146,3 +150,16 @@ def _target(directory: Path) -> Path:
     resolved, so the rename happens next to the real directory and never replaces a link."""
     return Path(os.path.realpath(directory))
 
+
+def write_frames(frames: dict[str, "pd.DataFrame"], directory: Path, meta: dict[bytes, bytes], *, option: str) -> list[Path]:
+    """Write ``<name>.parquet`` per frame into ``directory`` as one set, like :func:`write_trace`
+    (a hidden temporary sibling renamed into place; a directory holding anything but an earlier
+    set of the same names is refused before anything is written)."""
+    directory = Path(directory)
+    names = tuple(f"{name}.parquet" for name in frames)
+    check_trace_dir(directory, option, names)
+    with building_directory(_target(directory)) as work:
+        for name, frame in frames.items():
+            write_parquet_atomic(frame, work / f"{name}.parquet", meta)
+        check_trace_dir(directory, option, names)
+    return [directory / name for name in names]

@@ -88,14 +88,15 @@ class Pool:
 class BlockGen:
     """The generator of one scheduler call (module docstring)."""
 
-    def __init__(self, ctx: PlanContext, ops: list[OpView], weak: dict[str, str | None]) -> None:
+    def __init__(self, ctx: PlanContext, ops: list[OpView], weak: dict[str, str | None],
+                 converter_rates: costs.Rates = costs.Rates()) -> None:
         self.ctx = ctx
         self.weak = weak  # channel -> the weak kind it holds, if any
         self.readers: dict[str, list[tuple[OpView, int]]] = {}
         for op in ops:
             for k, name in enumerate(op.inputs):
                 self.readers.setdefault(name, []).append((op, k))
-        self.io_rates = costs.Rates()
+        self.io_rates = converter_rates  # converters and their chains: the workflow's cost model
 
     def __call__(self, b: Block, pool: Pool) -> Iterator[Candidate]:
         yield from self._converters(b, pool)

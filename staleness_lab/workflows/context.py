@@ -75,10 +75,11 @@ class PlanContext:
         self.keyed = keyed  # channels with a key: deletions apply by key (correction 3)
         self.strict_sync_inputs = strict_sync_inputs
 
-    def passes(self, channel: str, p: Provenance) -> bool:
+    def passes(self, channel: str, p: Provenance, bounds_of: Mapping[str, EffectiveBounds] | None = None) -> bool:
         """``p`` meets the channel's staleness bounds (``lo(T[i]) + t >= now``, empty elements
-        skipped) and inconsistency bound (``hi(T) < lo(T) + t``)."""
-        bounds = self.bounds.get(channel)
+        skipped) and inconsistency bound (``hi(T) < lo(T) + t``): the effective ones, or those
+        of ``bounds_of`` when given."""
+        bounds = (self.bounds if bounds_of is None else bounds_of).get(channel)
         if bounds is None:
             return True
         layout = self.layouts[channel]

@@ -143,7 +143,7 @@ def _select(
         pick = min(found, key=lambda b: (done[b][1], _LaterFirst(b.to), done[b][2]))
         chosen[name] = pick
         union |= done[pick][0]
-    invocations = _topological(union, order)
+    invocations = topological_order(union, order)
     return PlanResult(invocations, sum(i.cost for i in invocations), chosen, tuple(infeasible),
                       optimized, time.perf_counter() - started)
 
@@ -174,7 +174,7 @@ class _LaterFirst:
         return isinstance(other, _LaterFirst) and not precedes(self.p, other.p) and not precedes(other.p, self.p)
 
 
-def _topological(invocations: set[Invocation], order: Mapping[Invocation, int]) -> tuple[Invocation, ...]:
+def topological_order(invocations: set[Invocation], order: Mapping[Invocation, int]) -> tuple[Invocation, ...]:
     """The invocations with every producer before its readers, ties in generation order."""
     made = {b: inv for inv in invocations for b in inv.outputs}
     pending = {inv: {made[b] for b in inv.inputs if b in made} for inv in invocations}

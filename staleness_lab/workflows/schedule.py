@@ -17,11 +17,12 @@ one "overkill").
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from collections.abc import Iterable, Mapping, Sequence
 
 from staleness_lab.errors import InputError
 from staleness_lab.workflows import costs
-from staleness_lab.workflows.blocks import Block
+from staleness_lab.workflows.blocks import Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, OpView
 from staleness_lab.workflows.context import EPSILON, SCENARIOS, Options, PlanContext, channel_kinds
 from staleness_lab.workflows.elements import InconsistencyBound
@@ -54,7 +55,8 @@ class Scheduler:
         wf = self.workflow
         names = [ch.name for ch in wf.channels]
         self.layouts = {name: wf.layout(name) for name in names}
-        self.bounds = propagate(wf) if options.propagate else own_bounds(wf)
+        self.own = own_bounds(wf)
+        self.bounds = propagate(wf) if options.propagate else self.own
         self.weak = {ch.name: ch.delta_kind for ch in wf.channels}
         derived = {ch.name: ch.delta_kind for ch in wf.channels if ch.input is None}
         self.kinds = channel_kinds(derived, [ch.name for ch in wf.inputs()], scenario)
@@ -78,6 +80,7 @@ class Scheduler:
                     pairs = [(jx, e) for jx, (kx, e) in enumerate(sources) if kx == k]
                     self.projections.append((out, feeder, pairs))
         self.widths = {name: len(layout) for name, layout in self.layouts.items()}
+        self.converter_rates = costs.Rates(wf.cost.alpha, wf.cost.beta, wf.cost.gamma, wf.cost.pi)
 
     def context(self, now: float, heads: Mapping[str, Provenance], arrivals: Mapping[str, Sequence[float]]) -> PlanContext:
         """The checks at instant ``now``."""
@@ -87,8 +90,33 @@ class Scheduler:
         )
 
     def violated(self, ctx: PlanContext) -> list[str]:
-        """The outputs whose head breaks a bound at the context's instant."""
-        return [name for name in self.accepts if not ctx.passes(name, ctx.heads[name])]
+        """The outputs whose head breaks one of their own bounds at the context's instant (the
+        scenario's included): only these trigger a call (digest A9). Propagation's clamp of
+        staleness to the inconsistency bound steers what a plan may choose, not when it runs
+        [D: under a synchronous scenario it would make every arrival a violation]."""
+        return [name for name in self.accepts if not ctx.passes(name, ctx.heads[name], self.own)]
+
+    def prepare(
+        self,
+        *,
+        t: float,
+        blocks: Iterable[Block],
+        heads: Mapping[str, Provenance],
+        last_targets: Mapping[str, Provenance],
+        arrivals: Mapping[str, Sequence[float]],
+    ) -> Prepared:
+        """What every scheduler reads at call time ``t`` (``now = t + EPSILON``): the checks, the
+        live blocks after heuristics (a) and (b) with their zero-cost plans, the generator."""
+        ctx = self.context(t + EPSILON, heads, arrivals)
+        actual = list(blocks)
+        front = frontiers(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
+        live_blocks = prune_old(actual, front) if self.options.prune_old else actual
+        live = compulsory_chains(live_blocks, front) if self.options.chains else {b: frozenset() for b in live_blocks}
+        return Prepared(ctx, actual, live, self.generator(ctx))
+
+    def generator(self, ctx: PlanContext) -> BlockGen:
+        """``blockGen`` under the checks ``ctx``; converters cost at the workflow's cost model."""
+        return BlockGen(ctx, self.ops, self.weak, self.converter_rates)
 
     def plan(
         self,
@@ -101,16 +129,23 @@ class Scheduler:
         violated: Iterable[str] | None = None,
     ) -> PlanResult:
         """PLAN at call time ``t`` (``now = t + EPSILON``) over the materialized ``blocks``."""
-        ctx = self.context(t + EPSILON, heads, arrivals)
+        ready = self.prepare(t=t, blocks=blocks, heads=heads, last_targets=last_targets, arrivals=arrivals)
+        ctx = ready.ctx
         repair = list(violated) if violated is not None else self.violated(ctx)
-        actual = list(blocks)
-        front = frontiers(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
-        live_blocks = prune_old(actual, front) if self.options.prune_old else actual
-        live = compulsory_chains(live_blocks, front) if self.options.chains else {b: frozenset() for b in live_blocks}
         outputs = {name: OutputSpec(self.accepts[name], heads[name]) for name in self.accepts}
-        gen = BlockGen(ctx, self.ops, self.weak)
-        overkill = overkill_rule(actual, ctx.passes, self.accepts) if self.options.overkill else None
-        result = plan(ctx, gen, live, outputs, repair, self.options, overkill)
+        overkill = overkill_rule(ready.actual, ctx.passes, self.accepts) if self.options.overkill else None
+        result = plan(ctx, ready.gen, ready.live, outputs, repair, self.options, overkill)
         if overkill is not None and repair and len(result.infeasible) == len(repair):
-            result = plan(ctx, gen, live, outputs, repair, dataclasses.replace(self.options, overkill=False))
+            result = plan(ctx, ready.gen, ready.live, outputs, repair, dataclasses.replace(self.options, overkill=False))
         return result
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One call's checks (``ctx``), materialized blocks, live blocks with the zero-cost plans
+    that make them (heuristics (a), (b)) and block generator."""
+
+    ctx: PlanContext
+    actual: list[Block]
+    live: dict[Block, frozenset[Invocation]]
+    gen: BlockGen

@@ -37,15 +37,15 @@ def olston_builder(base_dir: Path = DATA) -> WorkflowBuilder:
 
 def search_preprocessing_builder() -> WorkflowBuilder:
     return (
-        WorkflowBuilder("search-preprocessing", horizon="10w", cost=Cost(alpha=0, beta=1, gamma=1))
+        WorkflowBuilder("search-preprocessing", horizon="10w", cost=Cost(alpha=0.01, beta=1e-6, gamma=1e-6, pi=1e-7))
         .input("pages", schema={"url": "str", "site": "str", "content": "str"}, insert_only=True,
                generator="sp-crawl", every="15min", rows=50)
         .input("clicks", schema={"user": "str", "url": "str", "site": "str"}, insert_only=True,
                generator="sp-clicks", every="1h", rows=500)
         .channel("digests", schema={"url": "str", "digest": "str", "site": "str"})
         .op("stateless", ["pages"], fn="shingle", out="digests")
-        .op("distinct", ["clicks"], key=["user", "site"], out="user_site")
-        .op("count", ["user_site"], key=["site"], out="click_counts")
+        .op("distinct", ["clicks"], key=["user", "site"], out="user_site", sigma=0.5)
+        .op("count", ["user_site"], key=["site"], out="click_counts", sigma=0.1)
         .channel("click_scores", schema={"site": "str", "score": "float"}, key=["site"])
         .op("stateless", ["click_counts"], fn="log-score", out="click_scores")
         .op("join", ["digests", "click_scores"], on=["site"], out="output")

@@ -11,6 +11,7 @@ import pytest
 from staleness_lab.errors import InputError
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
 from staleness_lab.workflows.context import Options
+from staleness_lab.workflows.costs import Rates
 from staleness_lab.workflows.load import load_workflow
 from staleness_lab.workflows.provenance import prov
 from staleness_lab.workflows.schedule import Scheduler, scenario_workflow
@@ -81,3 +82,43 @@ def test_sync_scenarios_bound_every_derived_channel() -> None:
     assert [(c.channel, c.t) for c in wf.constraints if type(c).__name__ == "InconsistencyBound"][-1] == ("output", 0.0)
     with pytest.raises(InputError, match="--scenario"):
         scenario_workflow(wf, "eventual")
+
+
+def test_converters_cost_at_the_workflows_cost_model() -> None:
+    sp = load_workflow(EXAMPLE.parent / "search-preprocessing.yaml")
+    scheduler = Scheduler(sp)
+    gen = scheduler.generator(scheduler.context(1.0, {}, {"pages": [0.0], "clicks": [0.0]}))
+    assert gen.io_rates == Rates(alpha=0.01, beta=1e-6, gamma=1e-6, pi=1e-7)
+
+
+def test_sync_scenarios_trigger_on_own_bounds_not_the_clamped_ones() -> None:
+    """Under sync-incr propagation clamps crawl_queue's staleness to its inconsistency 0; a head
+    one fetch behind is still within its own 1h, 1d and 4h, so no call is due."""
+    cs = load_workflow(EXAMPLE.parent / "crawl-selection.yaml")
+    scheduler = Scheduler(cs, "sync-incr")
+    assert scheduler.bounds["crawl_queue"].staleness[0] == 0
+    head = prov(*[0.25] * 6)
+    ctx = scheduler.context(0.51, {"crawl_queue": head}, {"fetches": [0.0, 0.25, 0.5]})
+    assert scheduler.violated(ctx) == []
+    assert not ctx.passes("crawl_queue", head)
+
+
+@pytest.mark.parametrize("kind", ["greedy", "random"])
+def test_baselines_take_one_operator_step(kind: str) -> None:
+    import numpy as np
+
+    from staleness_lab.workflows import baselines
+
+    scheduler = Scheduler(load_workflow(EXAMPLE), "async-incr", FIXTURE)
+    args = dict(t=65, blocks=blocks_at(65), heads={"output": prov(59, [25, 49])}, last_targets={"output": prov(59, 49)},
+                arrivals={"digests": CRAWL, "scores": CLICKS})
+    ready = scheduler.prepare(**args)
+    steps = baselines.candidates(scheduler, ready, args["heads"])
+    costs = sorted(sum(inv.cost for inv in sub) for _, sub in steps)
+    result = baselines.step(scheduler, kind, rng=np.random.default_rng(0), **args)
+    assert len([inv for inv in result.invocations if inv.variant != "chain"]) <= 1
+    if kind == "greedy":
+        assert result.cost == costs[0]
+    elif costs[0] == 0:
+        assert result.cost == 0  # RANDOM takes a zero-cost step (a chain) when there is one
+    assert costs[0] == 0  # the digests' deltas chain at no cost

@@ -1,0 +1,494 @@
+"""Olston's run loop: arrivals, scheduler calls and invocations on an elastic pool, with lag,
+cost and scheduler time as the paper measures them (§7; digest §3 "Simulation and metrics").
+
+DP (Algorithm 1, :class:`~staleness_lab.workflows.schedule.Scheduler`), GREEDY and RANDOM
+(:mod:`~staleness_lab.workflows.baselines`) share this loop. It is its own loop, not
+``sim/engine.py``: a decision here is a shortest path over blocks with set-valued provenance,
+and a run's time goes to the scheduler, not to event handling.
+
+**Events**, at each instant in this order: completions of the running invocation (and of any
+zero-duration ones after it), arrivals, bound expiries, then PLAN when an output bound is
+violated and no plan is in flight [D: one plan in flight; after it ends the loop re-checks and
+re-plans]. An output bound with ``t > 0`` expires at ``lo(T[i]) + t`` of the head; the loop
+wakes then. Only output bounds trigger planning (digest A9). A run ends at the horizon.
+
+**Execution [P/D].** A plan's invocations run one after another in its topological order on
+the elastic pool: one lasts ``cost / P`` hours (``P`` = :data:`PARALLELISM` machines), so lag in
+CPU-hours is wall time x P (§7 [P]: CrawlSelection's 81.4 CPU-h is about 5 minutes on about
+1,000 machines). Before it runs, an invocation is re-estimated on its inputs' actual sizes
+(the scheduler saw estimates; later estimates use actual sizes [P]); its actual cost and output
+size are that estimate x ``max(0.1, 1 + Z)``, ``Z ~ N(0, 0.627^2)`` (``E|Z| = 0.5``, "Gaussian
++- averaging 50%" [P/R]), one draw for both. Converters and chains move the same relation:
+their output sizes are exact [D], their cost noisy. Chains cost 0 and take no time.
+
+**Outputs.** Only the block a plan chose for an output is emitted, at its completion: the head
+becomes ``apply(head, block)`` (a base: its target) and the frontier of heuristic (a) its
+target. A block that would leave the head beyond the output's inconsistency bound (the
+scenario's included; arrivals during execution can do that) is withheld: breaking blocks are
+never readable [P].
+
+**Start [D].** Every input starts from its initial snapshot (:mod:`.inputs`); every derived
+channel from its base over those snapshots, made by the batch variants at the start. That load
+is reported apart (``bootstrap_cpu_h``), not in ``cost_cpu_h``.
+
+**Episodes** (lag): one per violation of each of the workflow's own output bounds (the
+scenario's added ``inconsistency 0`` bounds only steer the scheduler), from the instant the
+bound broke (``lo(T[i]) + t`` for staleness, ``lo(T)`` for inconsistency, never before the head
+was set) to the emission that makes it hold; one still open at the horizon ends there and is
+marked unrepaired. ``lag`` per bound: median and max in CPU-hours.
+
+**Randomness.** Streams are keyed by (seed, name): the inputs by generator name (common random
+numbers across scenarios and schedulers), the noise by operator name, RANDOM's choices by its
+own. The same seed gives the same trace.
+
+**Retirement [D].** With heuristic (a) on, blocks it ignores are dropped from the store after
+each plan: the frontier only moves forward, so they would be ignored at every later call.
+
+A run whose scheduler time passes ``max_scheduler_s`` stops with status ``timeout``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from staleness_lab.errors import InputError
+from staleness_lab.workflows import baselines
+from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
+from staleness_lab.workflows.candidates import BlockGen, Pool
+from staleness_lab.workflows.context import EPSILON, Options, PlanContext
+from staleness_lab.workflows.elements import StalenessBound
+from staleness_lab.workflows.heuristics import frontiers, prune_old
+from staleness_lab.workflows.inputs import input_arrivals
+from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.planner import monotonic
+from staleness_lab.workflows.provenance import Provenance, Validity, apply, fmt, hi, prov
+from staleness_lab.workflows.schedule import Scheduler
+
+#: Machines of the elastic pool: an invocation lasts cost / P hours (digest §3 [D]).
+PARALLELISM = 1000.0
+#: Standard deviation of the noise's Z (E|Z| = 0.5) and the floor of the factor (digest §3).
+NOISE_SD = 0.627
+NOISE_FLOOR = 0.1
+MAX_SCHEDULER_S = 600.0
+SCHEDULERS = ("dp", "greedy", "random")
+MODES = ("sizes", "memory", "spark")
+#: The modes this loop runs today; the data modes are refused with a clear error until they land.
+RUNNABLE_MODES = ("sizes",)
+#: The frames of a run's trace (``--trace-out`` writes one Parquet file each).
+TRACE_FRAMES = ("invocations", "blocks", "episodes", "scheduler_calls")
+#: Scheduler calls allowed at one instant before the loop waits for the next event.
+_CALLS_PER_INSTANT = 1000
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One run: scheduler, scenario, mode, seed, horizon (None: the workflow's), the
+    heuristics, the pool's size and the scheduler-time budget."""
+
+    scheduler: str = "dp"
+    scenario: str = "async-incr"
+    mode: str = "sizes"
+    seed: int = 0
+    horizon: float | None = None
+    options: Options = field(default_factory=Options)
+    parallelism: float = PARALLELISM
+    max_scheduler_s: float = MAX_SCHEDULER_S
+
+    def __post_init__(self) -> None:
+        if self.scheduler not in SCHEDULERS:
+            raise InputError("--scheduler", f"must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}")
+        if self.mode not in MODES:
+            raise InputError("--mode", f"must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.mode not in RUNNABLE_MODES:
+            raise InputError("--mode", f"{self.mode} is not available yet (runnable: {', '.join(RUNNABLE_MODES)})")
+        if self.horizon is not None and not self.horizon > 0:
+            raise InputError("--horizon", f"must be > 0, got {self.horizon!r}")
+        if not self.parallelism > 0:
+            raise InputError("parallelism", f"must be > 0, got {self.parallelism!r}")
+
+
+@dataclass(frozen=True)
+class OutputBound:
+    """One of the workflow's own output bounds, as episodes are counted."""
+
+    channel: str
+    path: int | None  # None: the inconsistency bound
+    t: float
+
+    @property
+    def label(self) -> str:
+        if self.path is None:
+            return f"inconsistency({self.channel},{self.t:g})"
+        return f"staleness({self.channel},{self.path},{self.t:g})"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A run's summary (the keys of ``workflow run --json``) and its trace frames
+    (``invocations``, ``blocks``, ``episodes``, ``scheduler_calls``)."""
+
+    summary: dict[str, Any]
+    frames: dict[str, pd.DataFrame]
+    emissions: tuple[Emission, ...] = ()
+
+
+@dataclass(frozen=True)
+class Emission:
+    """A block emitted on an output at ``time`` and the head it left."""
+
+    time: float
+    block: Block
+    head: Provenance
+
+
+@dataclass
+class _Running:
+    """The plan in flight: what is left to run, the block chosen per output, the generator
+    and checks it was planned with (re-estimates use them)."""
+
+    plan: int
+    left: deque[Invocation]
+    chosen: dict[Block, str]
+    gen: BlockGen
+    current: Invocation | None = None
+    ends: float = math.inf
+    cost: float = 0.0
+    made: tuple[Block, ...] = ()
+
+
+def run(workflow: Workflow, config: RunConfig = RunConfig()) -> RunResult:
+    """Run ``workflow`` under ``config`` (module docstring)."""
+    return _Loop(workflow, config).run()
+
+
+class _Loop:
+    def __init__(self, workflow: Workflow, config: RunConfig) -> None:
+        self.workflow = workflow
+        self.config = config
+        self.horizon = config.horizon if config.horizon is not None else workflow.horizon
+        self.scheduler = Scheduler(workflow, config.scenario, config.options)
+        self.inputs = input_arrivals(workflow, config.seed, self.horizon)
+        self.start = max(a.first for a in self.inputs.values())
+        self.queue = sorted((t, name, k) for name, a in self.inputs.items()
+                            for k, t in enumerate(a.times) if t > self.start)
+        self.next_arrival = 0
+        self.seen: dict[str, list[float]] = {name: [t for t in a.times if t <= self.start] for name, a in self.inputs.items()}
+        self.rows: dict[str, float] = {}
+        self.store: dict[Block, Block] = {}
+        self.heads: dict[str, Provenance] = {}
+        self.head_time: dict[str, float] = {}
+        self.last_targets: dict[str, Provenance] = {}
+        self.bounds = [OutputBound(b.channel, b.path if isinstance(b, StalenessBound) else None, b.t)
+                       for b in workflow.constraints if b.channel in self.scheduler.accepts]
+        self.open: dict[OutputBound, float] = {}
+        self.emissions: list[Emission] = []
+        self.running: _Running | None = None
+        self.rng_random = _stream(config.seed, "random-scheduler")
+        self.noise: dict[str, np.random.Generator] = {}
+        self.trace: dict[str, list[dict[str, Any]]] = {k: [] for k in TRACE_FRAMES}
+        self.scheduler_s = 0.0
+        self.cost = 0.0
+        self.infeasible = 0
+        self.status = "ok"
+
+    # -- the loop ----------------------------------------------------------------------------
+    def run(self) -> RunResult:
+        bootstrap = self._bootstrap()
+        now = self.start
+        calls_here = 0
+        while self.status == "ok":
+            now_next = min(self._next_arrival_time(), self.running.ends if self.running else math.inf, self._next_expiry(now))
+            if now_next > self.horizon:
+                break
+            calls_here = calls_here if now_next == now else 0
+            now = now_next
+            self._complete(now)
+            self._arrive(now)
+            self._episodes(now)
+            while self.running is None and self.status == "ok" and calls_here < _CALLS_PER_INSTANT:
+                if not self._schedule(now):
+                    break
+                calls_here += 1
+                self._complete(now)
+                self._episodes(now)
+        end = min(now, self.horizon) if self.status != "ok" else self.horizon
+        for bound, since in self.open.items():
+            self._episode(bound, since, end, repaired=False)
+        return RunResult(self._summary(bootstrap), self._frames(), tuple(self.emissions))
+
+    def _next_arrival_time(self) -> float:
+        return self.queue[self.next_arrival][0] if self.next_arrival < len(self.queue) else math.inf
+
+    # -- state changes -------------------------------------------------------------------------
+    def _bootstrap(self) -> float:
+        """Inputs at their initial snapshot; derived channels by the batch variants (module
+        docstring); returns the load's estimated cost."""
+        for name, a in self.inputs.items():
+            k = len(self.seen[name]) - 1
+            self.rows[name] = float(sum(a.inserts[: k + 1]) - sum(a.deletes[: k + 1]))
+            self._add(Block(name, BASE, prov(a.times[k]), rows=self.rows[name]), self.start, None)
+        ctx = self.scheduler.context(self.start + EPSILON, {}, self.seen)
+        gen = self.scheduler.generator(ctx)
+        pool = Pool()
+        for b in self.store:
+            pool.add(b)
+        cost = 0.0
+        for op in self.scheduler.ops:
+            first = pool.bases_on(op.inputs[0])[0]
+            found = next((inv for out, inv in gen(first, pool)
+                          if inv.operator == op.name and inv.variant == "batch"), None)
+            if found is None:
+                raise RuntimeError(f"no batch variant of {op.name} at the start (a bug)")
+            cost += found.cost
+            for out in found.outputs:
+                pool.add(out)
+                self._add(out, self.start, None)
+        for name in self.scheduler.accepts:
+            (base,) = pool.bases_on(name)
+            self.heads[name] = self.last_targets[name] = base.to
+            self.head_time[name] = self.start
+        return cost
+
+    def _add(self, b: Block, at: float, invocation: int | None, emitted: str = "") -> None:
+        self.store[b] = b
+        self.trace["blocks"].append({
+            "channel": b.channel, "kind": b.kind, "from": fmt(b.frm) if b.frm is not None else "",
+            "to": fmt(b.to), "rows": b.rows, "made_at": at, "invocation": invocation, "emitted": emitted,
+            "head": fmt(self.heads[b.channel]) if emitted == "yes" else "",
+        })
+
+    def _arrive(self, now: float) -> None:
+        while self.next_arrival < len(self.queue) and self.queue[self.next_arrival][0] == now:
+            t, name, k = self.queue[self.next_arrival]
+            self.next_arrival += 1
+            a = self.inputs[name]
+            before = prov(self.seen[name][-1])
+            self.seen[name].append(t)
+            ins, dels = a.inserts[k], a.deletes[k]
+            self.rows[name] += ins - dels
+            self._add(Block(name, DELTA, prov(t), before, rows=float(ins + dels), deletes=float(dels)), t, None)
+            if a.delivers_base:
+                self._add(Block(name, BASE, prov(t), rows=self.rows[name]), t, None)
+
+    def _complete(self, now: float) -> None:
+        """Finish the running invocation(s) due by ``now`` and start the next ones."""
+        r = self.running
+        while r is not None and r.ends <= now:
+            if r.current is not None:
+                inv_id = len(self.trace["invocations"]) - 1
+                for out in r.made:
+                    self._add(out, r.ends, inv_id, emitted=self._emit(out, r, r.ends))
+            if not r.left:
+                self.running = None
+                self._retire()
+                return
+            self._start(r, r.ends)
+
+    def _start(self, r: _Running, at: float) -> None:
+        planned = r.left.popleft()
+        inv, made = self._actual(r, planned)
+        r.current, r.made = inv, made
+        r.ends = at + inv.cost / self.config.parallelism
+        self.cost += inv.cost
+        self.trace["invocations"].append({
+            "plan": r.plan, "operator": inv.operator, "variant": inv.variant, "start": at, "end": r.ends,
+            "est_cost": planned.cost, "cost_cpu_h": inv.cost,
+            "inputs": " ".join(b.label() for b in inv.inputs), "outputs": " ".join(b.label() for b in made),
+            "rows_out": sum(b.rows for b in made),
+        })
+
+    def _actual(self, r: _Running, planned: Invocation) -> tuple[Invocation, tuple[Block, ...]]:
+        """Re-estimate on the inputs' actual sizes, then apply the noise (module docstring)."""
+        inputs = tuple(self.store[b] for b in planned.inputs)
+        pool = Pool()
+        for b in inputs:
+            pool.add(b)
+        estimate = next((inv for _, inv in r.gen(inputs[-1], pool)
+                         if inv.operator == planned.operator and inv.variant == planned.variant
+                         and inv.inputs == planned.inputs and inv.outputs == planned.outputs), None)
+        if estimate is None:
+            raise RuntimeError(f"cannot re-estimate {planned.label()} (a bug)")
+        if estimate.cost == 0:
+            return estimate, tuple(self._sized(estimate, 1.0))
+        factor = max(NOISE_FLOOR, 1.0 + NOISE_SD * self._noise(planned.operator))
+        exact = planned.operator.endswith((".convert", ".chain"))
+        made = tuple(self._sized(estimate, 1.0 if exact else factor))
+        return Invocation(estimate.operator, estimate.variant, inputs, made, estimate.cost * factor), made
+
+    @staticmethod
+    def _sized(inv: Invocation, factor: float) -> Iterable[Block]:
+        for b in inv.outputs:
+            yield Block(b.channel, b.kind, b.to, b.frm, rows=b.rows * factor, deletes=b.deletes * factor)
+
+    def _noise(self, operator: str) -> float:
+        rng = self.noise.get(operator)
+        if rng is None:
+            rng = self.noise[operator] = _stream(self.config.seed, f"noise:{operator}")
+        return float(rng.standard_normal())
+
+    def _emit(self, b: Block, r: _Running, at: float) -> str:
+        """Emit a chosen output block: ``"yes"``, ``"withheld"`` (beyond an inconsistency bound)
+        or ``""`` (not chosen)."""
+        name = r.chosen.get(b)
+        if name is None:
+            return ""
+        head = self.heads[name]
+        assert monotonic(head, b), f"{b.label()} is not monotonic on {fmt(head)}"
+        after = b.to if b.frm is None else apply(head, b.frm, b.to)
+        validity = Validity(self.seen, at + EPSILON)
+        layout = self.scheduler.layouts[name]
+        t_inc = self.scheduler.own[name].inconsistency  # the scenario's included
+        if t_inc is not None and hi(after) >= validity.lo(after, layout) + t_inc:
+            return "withheld"
+        self.heads[name], self.last_targets[name], self.head_time[name] = after, b.to, at
+        self.emissions.append(Emission(at, b, after))
+        return "yes"
+
+    def _retire(self) -> None:
+        if not self.config.options.prune_old:
+            return
+        front = frontiers(self.last_targets, self.scheduler.projections, self.scheduler.widths)
+        self.store = {b: b for b in prune_old(self.store.values(), front)}
+
+    # -- scheduling ------------------------------------------------------------------------------
+    def _schedule(self, now: float) -> bool:
+        """One scheduler call when an output is violated; True when it started a plan."""
+        ctx = self._ctx(now)
+        violated = self.scheduler.violated(ctx)
+        if not violated:
+            return False
+        started = time.perf_counter()
+        args = dict(t=now, blocks=self.store.values(), heads=self.heads, last_targets=self.last_targets, arrivals=self.seen)
+        if self.config.scheduler == "dp":
+            result = self.scheduler.plan(**args, violated=violated)  # type: ignore[arg-type]
+        else:
+            result = baselines.step(self.scheduler, self.config.scheduler, rng=self.rng_random, **args)  # type: ignore[arg-type]
+        seconds = time.perf_counter() - started
+        self.scheduler_s += seconds
+        self.infeasible += len(result.infeasible)
+        plan_id = len(self.trace["scheduler_calls"])
+        self.trace["scheduler_calls"].append({
+            "time": now, "seconds": seconds, "violated": " ".join(violated), "invocations": len(result.invocations),
+            "est_cost": result.cost, "infeasible": " ".join(result.infeasible), "optimized": result.optimized,
+        })
+        if self.scheduler_s > self.config.max_scheduler_s:
+            self.status = "timeout"
+            return False
+        if not result.invocations:
+            return False
+        gen = self.scheduler.generator(ctx)
+        self.running = _Running(plan_id, deque(result.invocations), {b: name for name, b in result.chosen.items()}, gen)
+        self._start(self.running, now)
+        return True
+
+    def _ctx(self, now: float) -> PlanContext:
+        return self.scheduler.context(now + EPSILON, self.heads, self.seen)
+
+    # -- episodes and expiries -----------------------------------------------------------------
+    def _broken_since(self, bound: OutputBound, validity: Validity) -> float | None:
+        """When ``bound`` broke on the current head, or None if it holds."""
+        head = self.heads[bound.channel]
+        layout = self.scheduler.layouts[bound.channel]
+        if bound.path is None:
+            lo = validity.lo(head, layout)
+            return max(self.head_time[bound.channel], lo) if hi(head) >= lo + bound.t else None
+        element = head[bound.path]
+        if not element:
+            return None
+        lo = validity.lo_element(layout[bound.path][0], element)
+        return max(self.head_time[bound.channel], lo + bound.t) if lo + bound.t < validity.now else None
+
+    def _episodes(self, now: float) -> None:
+        validity = Validity(self.seen, now + EPSILON)
+        for bound in self.bounds:
+            since = self._broken_since(bound, validity)
+            if since is not None and bound not in self.open:
+                self.open[bound] = since
+            elif since is None and bound in self.open:
+                self._episode(bound, self.open.pop(bound), now, repaired=True)
+
+    def _episode(self, bound: OutputBound, start: float, end: float, *, repaired: bool) -> None:
+        self.trace["episodes"].append({
+            "bound": bound.label, "channel": bound.channel, "start": start, "end": end,
+            "lag_h": end - start, "lag_cpu_h": (end - start) * self.config.parallelism, "repaired": repaired,
+        })
+
+    def _next_expiry(self, now: float) -> float:
+        """The next instant a staleness bound with ``t > 0`` of an output breaks on its head."""
+        validity = Validity(self.seen, now + EPSILON)
+        soonest = math.inf
+        for name in self.scheduler.accepts:
+            head = self.heads[name]
+            layout = self.scheduler.layouts[name]
+            for i, t in enumerate(self.scheduler.own[name].staleness):
+                if t is None or t <= 0 or not head[i]:
+                    continue
+                lo = validity.lo_element(layout[i][0], head[i])
+                if lo <= now and lo + t > now:
+                    soonest = min(soonest, lo + t)
+        return soonest
+
+    # -- results -------------------------------------------------------------------------------
+    def _frames(self) -> dict[str, pd.DataFrame]:
+        columns = {
+            "invocations": ["plan", "operator", "variant", "start", "end", "est_cost", "cost_cpu_h", "inputs", "outputs", "rows_out"],
+            "blocks": ["channel", "kind", "from", "to", "rows", "made_at", "invocation", "emitted", "head"],
+            "episodes": ["bound", "channel", "start", "end", "lag_h", "lag_cpu_h", "repaired"],
+            "scheduler_calls": ["time", "seconds", "violated", "invocations", "est_cost", "infeasible", "optimized"],
+        }
+        return {k: pd.DataFrame(rows, columns=columns[k]) for k, rows in self.trace.items()}
+
+    def _summary(self, bootstrap: float) -> dict[str, Any]:
+        episodes = pd.DataFrame(self.trace["episodes"], columns=["bound", "lag_cpu_h", "repaired"])
+        lag: dict[str, dict[str, float | int | None]] = {}
+        for bound in self.bounds:
+            mine = episodes.loc[episodes["bound"] == bound.label, "lag_cpu_h"]
+            lag[bound.label] = {"median": float(mine.median()) if len(mine) else None,
+                                "max": float(mine.max()) if len(mine) else None, "episodes": int(len(mine))}
+        staleness = episodes.loc[episodes["bound"].str.startswith("staleness"), "lag_cpu_h"]
+        return {
+            "status": self.status,
+            "workflow": self.workflow.name,
+            "workflow_sha256": self.workflow.sha256(),
+            "scenario": self.config.scenario,
+            "scheduler": self.config.scheduler,
+            "mode": self.config.mode,
+            "seed": self.config.seed,
+            "horizon_h": self.horizon,
+            "plans": len(self.trace["scheduler_calls"]),
+            "invocations": len(self.trace["invocations"]),
+            "infeasible": self.infeasible,
+            "cost_cpu_h": self.cost,
+            "bootstrap_cpu_h": bootstrap,
+            "scheduler_s": self.scheduler_s,
+            "lag_cpu_h": float(staleness.median()) if len(staleness) else None,
+            "unrepaired": int((~episodes["repaired"].astype(bool)).sum()),
+            "lag": lag,
+        }
+
+
+def _stream(seed: int, name: str) -> np.random.Generator:
+    return np.random.default_rng([seed, zlib.crc32(name.encode())])
+
+
+def options_from(pairs: Mapping[str, str]) -> Options:
+    """``--option K=V`` pairs as :class:`Options` (V: on/off, true/false, 1/0)."""
+    known = Options.__dataclass_fields__
+    values: dict[str, bool] = {}
+    for key, raw in pairs.items():
+        if key not in known:
+            raise InputError(f"--option {key}", f"unknown option (known: {', '.join(known)})")
+        text = raw.strip().lower()
+        if text not in ("on", "off", "true", "false", "1", "0"):
+            raise InputError(f"--option {key}", f"must be on/off, true/false or 1/0, got {raw!r}")
+        values[key] = text in ("on", "true", "1")
+    return Options(**values)
