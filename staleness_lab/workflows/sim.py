@@ -41,8 +41,12 @@ marked unrepaired. ``lag`` per bound: median and max in CPU-hours.
 numbers across scenarios and schedulers), the noise by operator name, RANDOM's choices by its
 own. The same seed gives the same trace.
 
-**Retirement [D].** With heuristic (a) on, blocks it ignores are dropped from the store after
-each plan: the frontier only moves forward, so they would be ignored at every later call.
+**The store between plans [D].** After each plan, with heuristic (a) on, the blocks it ignores
+are retired (the frontier only moves forward, so they would be ignored at every later call);
+with heuristic (b) on, the deltas it would chain are replaced by their chains (a chain lists its
+parts and moves no data). Every later call would have seen the same chains: the frontier moves
+only to targets of blocks in the store, never to a point inside a chain. Without this the
+store, and each call, grows with every arrival until a base is rebuilt.
 
 A run whose scheduler time passes ``max_scheduler_s`` stops with status ``timeout``.
 """
@@ -66,7 +70,7 @@ from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, Pool
 from staleness_lab.workflows.context import EPSILON, Options, PlanContext
 from staleness_lab.workflows.elements import StalenessBound
-from staleness_lab.workflows.heuristics import frontiers, prune_old
+from staleness_lab.workflows.heuristics import compulsory_chains, frontiers, prune_old
 from staleness_lab.workflows.inputs import input_arrivals
 from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.planner import monotonic
@@ -235,7 +239,7 @@ class _Loop:
         for name, a in self.inputs.items():
             k = len(self.seen[name]) - 1
             self.rows[name] = float(sum(a.inserts[: k + 1]) - sum(a.deletes[: k + 1]))
-            self._add(Block(name, BASE, prov(a.times[k]), rows=self.rows[name]), self.start, None)
+            self._add(Block(name, BASE, prov(a.times[k]), rows=self.rows[name]), self.start, None, source="input")
         ctx = self.scheduler.context(self.start + EPSILON, {}, self.seen)
         gen = self.scheduler.generator(ctx)
         pool = Pool()
@@ -251,18 +255,20 @@ class _Loop:
             cost += found.cost
             for out in found.outputs:
                 pool.add(out)
-                self._add(out, self.start, None)
+                self._add(out, self.start, None, source="start")
         for name in self.scheduler.accepts:
             (base,) = pool.bases_on(name)
             self.heads[name] = self.last_targets[name] = base.to
             self.head_time[name] = self.start
         return cost
 
-    def _add(self, b: Block, at: float, invocation: int | None, emitted: str = "") -> None:
+    def _add(self, b: Block, at: float, invocation: int | None, emitted: str = "", source: str = "plan") -> None:
+        """Materialize ``b``; ``source``: ``input`` (an arrival or the start), ``start`` (the
+        initial load), ``plan`` (an invocation) or ``chain`` (heuristic (b) in the store)."""
         self.store[b] = b
         self.trace["blocks"].append({
             "channel": b.channel, "kind": b.kind, "from": fmt(b.frm) if b.frm is not None else "",
-            "to": fmt(b.to), "rows": b.rows, "made_at": at, "invocation": invocation, "emitted": emitted,
+            "to": fmt(b.to), "rows": b.rows, "made_at": at, "source": source, "invocation": invocation, "emitted": emitted,
             "head": fmt(self.heads[b.channel]) if emitted == "yes" else "",
         })
 
@@ -275,9 +281,9 @@ class _Loop:
             self.seen[name].append(t)
             ins, dels = a.inserts[k], a.deletes[k]
             self.rows[name] += ins - dels
-            self._add(Block(name, DELTA, prov(t), before, rows=float(ins + dels), deletes=float(dels)), t, None)
+            self._add(Block(name, DELTA, prov(t), before, rows=float(ins + dels), deletes=float(dels)), t, None, source="input")
             if a.delivers_base:
-                self._add(Block(name, BASE, prov(t), rows=self.rows[name]), t, None)
+                self._add(Block(name, BASE, prov(t), rows=self.rows[name]), t, None, source="input")
 
     def _complete(self, now: float) -> None:
         """Finish the running invocation(s) due by ``now`` and start the next ones."""
@@ -289,7 +295,7 @@ class _Loop:
                     self._add(out, r.ends, inv_id, emitted=self._emit(out, r, r.ends))
             if not r.left:
                 self.running = None
-                self._retire()
+                self._retire(r.ends)
                 return
             self._start(r, r.ends)
 
@@ -353,11 +359,22 @@ class _Loop:
         self.emissions.append(Emission(at, b, after))
         return "yes"
 
-    def _retire(self) -> None:
-        if not self.config.options.prune_old:
+    def _retire(self, at: float) -> None:
+        """After a plan: retire what heuristic (a) ignores and replace the deltas heuristic (b)
+        chains by their chains (module docstring)."""
+        options = self.config.options
+        if not (options.prune_old or options.chains):
             return
         front = frontiers(self.last_targets, self.scheduler.projections, self.scheduler.widths)
-        self.store = {b: b for b in prune_old(self.store.values(), front)}
+        blocks = prune_old(self.store.values(), front) if options.prune_old else list(self.store.values())
+        if not options.chains:
+            self.store = {b: b for b in blocks}
+            return
+        self.store = {}
+        for b, parts in compulsory_chains(blocks, front).items():
+            if parts and b not in self.store:
+                self._add(b, at, None, source="chain")
+            self.store[b] = b
 
     # -- scheduling ------------------------------------------------------------------------------
     def _schedule(self, now: float) -> bool:
@@ -441,7 +458,7 @@ class _Loop:
     def _frames(self) -> dict[str, pd.DataFrame]:
         columns = {
             "invocations": ["plan", "operator", "variant", "start", "end", "est_cost", "cost_cpu_h", "inputs", "outputs", "rows_out"],
-            "blocks": ["channel", "kind", "from", "to", "rows", "made_at", "invocation", "emitted", "head"],
+            "blocks": ["channel", "kind", "from", "to", "rows", "made_at", "source", "invocation", "emitted", "head"],
             "episodes": ["bound", "channel", "start", "end", "lag_h", "lag_cpu_h", "repaired"],
             "scheduler_calls": ["time", "seconds", "violated", "invocations", "est_cost", "infeasible", "optimized"],
         }

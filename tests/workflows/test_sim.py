@@ -68,7 +68,7 @@ def test_check13_the_same_seed_gives_the_same_trace(scheduler: str) -> None:
 def test_scenarios_share_the_inputs_and_seeds_change_the_noise() -> None:
     wf = WORKFLOWS["search-preprocessing"]
     runs = {sc: run(wf, RunConfig(scenario=sc, horizon=2.0, seed=3)) for sc in ("async-incr", "sync-batch")}
-    arrivals = [r.frames["blocks"].query("channel == 'pages' and invocation.isna()") for r in runs.values()]
+    arrivals = [r.frames["blocks"].query("channel == 'pages' and source == 'input'") for r in runs.values()]
     pd.testing.assert_frame_equal(arrivals[0].reset_index(drop=True), arrivals[1].reset_index(drop=True))
     other = run(wf, RunConfig(horizon=2.0, seed=4))
     assert other.frames["invocations"]["cost_cpu_h"].tolist() != runs["async-incr"].frames["invocations"]["cost_cpu_h"].tolist()
