@@ -132,17 +132,8 @@ def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "-
     (:func:`check_trace_dir`, with ``option`` in the message). The Parquet metadata carries the
     workload's hash, the seed, the policy and the package version.
     """
-    directory = Path(directory)
-    check_trace_dir(directory, option)
-    target = _target(directory)
-    meta = _provenance(trace, version)
-    with building_directory(target) as work:
-        files = {**dict(zip(TRACE_FILES, (trace.jobs, trace.freshness))),
-                 **{f"{name}.parquet": frame for name, frame in trace.frames.items()}}
-        for name, frame in files.items():
-            write_parquet_atomic(frame, work / name, meta)
-        check_trace_dir(directory, option)  # again, just before an earlier directory is swapped out
-    return [directory / name for name in files]
+    frames = {"jobs": trace.jobs, "freshness": trace.freshness, **trace.frames}
+    return write_frames(frames, directory, _provenance(trace, version), option=option, names=TRACE_FILES + FRAME_FILES)
 
 
 def _target(directory: Path) -> Path:
@@ -151,15 +142,17 @@ def _target(directory: Path) -> Path:
     return Path(os.path.realpath(directory))
 
 
-def write_frames(frames: dict[str, "pd.DataFrame"], directory: Path, meta: dict[bytes, bytes], *, option: str) -> list[Path]:
+def write_frames(frames: dict[str, "pd.DataFrame"], directory: Path, meta: dict[bytes, bytes], *, option: str,
+                 names: tuple[str, ...] | None = None) -> list[Path]:
     """Write ``<name>.parquet`` per frame into ``directory`` as one set, like :func:`write_trace`
-    (a hidden temporary sibling renamed into place; a directory holding anything but an earlier
-    set of the same names is refused before anything is written)."""
+    (a hidden temporary sibling renamed into place; a directory holding anything but the files
+    ``names``, default the frames' own, is refused before anything is written and checked again
+    just before an earlier directory is swapped out)."""
     directory = Path(directory)
-    names = tuple(f"{name}.parquet" for name in frames)
+    names = names if names is not None else tuple(f"{name}.parquet" for name in frames)
     check_trace_dir(directory, option, names)
     with building_directory(_target(directory)) as work:
         for name, frame in frames.items():
             write_parquet_atomic(frame, work / f"{name}.parquet", meta)
         check_trace_dir(directory, option, names)
-    return [directory / name for name in names]
+    return [directory / f"{name}.parquet" for name in frames]

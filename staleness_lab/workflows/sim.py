@@ -163,10 +163,8 @@ class _Running:
     left: deque[Invocation]
     chosen: dict[Block, str]
     gen: BlockGen
-    current: Invocation | None = None
     ends: float = math.inf
-    cost: float = 0.0
-    made: tuple[Block, ...] = ()
+    made: tuple[Block, ...] = ()  # the running invocation's outputs, actual sizes
 
 
 def run(workflow: Workflow, config: RunConfig = RunConfig()) -> RunResult:
@@ -289,10 +287,9 @@ class _Loop:
         """Finish the running invocation(s) due by ``now`` and start the next ones."""
         r = self.running
         while r is not None and r.ends <= now:
-            if r.current is not None:
-                inv_id = len(self.trace["invocations"]) - 1
-                for out in r.made:
-                    self._add(out, r.ends, inv_id, emitted=self._emit(out, r, r.ends))
+            inv_id = len(self.trace["invocations"]) - 1
+            for out in r.made:
+                self._add(out, r.ends, inv_id, emitted=self._emit(out, r, r.ends))
             if not r.left:
                 self.running = None
                 self._retire(r.ends)
@@ -302,7 +299,7 @@ class _Loop:
     def _start(self, r: _Running, at: float) -> None:
         planned = r.left.popleft()
         inv, made = self._actual(r, planned)
-        r.current, r.made = inv, made
+        r.made = made
         r.ends = at + inv.cost / self.config.parallelism
         self.cost += inv.cost
         self.trace["invocations"].append({
@@ -324,7 +321,7 @@ class _Loop:
         if estimate is None:
             raise RuntimeError(f"cannot re-estimate {planned.label()} (a bug)")
         if estimate.cost == 0:
-            return estimate, tuple(self._sized(estimate, 1.0))
+            return estimate, estimate.outputs
         factor = max(NOISE_FLOOR, 1.0 + NOISE_SD * self._noise(planned.operator))
         exact = planned.operator.endswith((".convert", ".chain"))
         made = tuple(self._sized(estimate, 1.0 if exact else factor))
