@@ -1,7 +1,9 @@
 """Olston §7's baselines, GREEDY and RANDOM (digest §3 "Baselines" [P; D marked]).
 
 Both see the same candidates: every block one invocation away from the live blocks (after
-heuristics (a) and (b)), not already materialized, passing its channel's (propagated) checks;
+heuristics (a) and (b)), never materialized before (the store retires old blocks and lists
+chains instead of their parts: made again, they would be retired again, and GREEDY would make
+them forever) nor old under (a), passing its channel's (propagated) checks;
 on an output channel only an accepted type monotonic with respect to the head (digest
 correction 1) counts. A split's invocation is one candidate.
 
@@ -16,7 +18,7 @@ invocation plus the zero-cost chains of heuristic (b) that make its inputs.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -27,18 +29,20 @@ from staleness_lab.workflows.provenance import Provenance
 from staleness_lab.workflows.schedule import Prepared, Scheduler
 
 
-def candidates(scheduler: Scheduler, ready: Prepared, heads: Mapping[str, Provenance]) -> list[tuple[Block, frozenset[Invocation]]]:
+def candidates(scheduler: Scheduler, ready: Prepared, heads: Mapping[str, Provenance],
+               retired: Collection[Block] = ()) -> list[tuple[Block, frozenset[Invocation]]]:
     """Every one-operator step from the live blocks (module docstring), in generation order:
-    (the block it makes that qualified it, its plan)."""
+    (the block it makes that qualified it, its plan). ``retired``: blocks made earlier that the
+    store no longer lists (old under (a), or parts of a chain)."""
     ctx, live = ready.ctx, ready.live
-    known = set(ready.actual) | set(live)
+    known = set(ready.actual) | set(live) | set(retired)
     pool = Pool()
     seen: set[Invocation] = set()
     steps: list[tuple[Block, frozenset[Invocation]]] = []
     for b in live:
         pool.add(b)
         for out, inv in ready.gen(b, pool):
-            if inv in seen or out in known or not ctx.candidate_ok(out):
+            if inv in seen or out in known or ready.old(out) or not ctx.candidate_ok(out):
                 continue
             accepts = scheduler.accepts.get(out.channel)
             if accepts is not None and (out.kind not in accepts or not monotonic(heads[out.channel], out)):
@@ -58,13 +62,14 @@ def step(
     last_targets: Mapping[str, Provenance],
     arrivals: Mapping[str, Sequence[float]],
     rng: np.random.Generator | None = None,
+    retired: Collection[Block] = (),
 ) -> PlanResult:
     """One GREEDY (``kind="greedy"``) or RANDOM (``kind="random"``, with ``rng``) step at call
-    time ``t`` as a :class:`PlanResult`; no candidate: every violated output is infeasible."""
+    time ``t`` as a :class:`PlanResult` (``retired`` as in :func:`candidates`); no candidate: every violated output is infeasible."""
     started = time.perf_counter()
     ready = scheduler.prepare(t=t, blocks=blocks, heads=heads, last_targets=last_targets, arrivals=arrivals)
     violated = scheduler.violated(ready.ctx)
-    steps = candidates(scheduler, ready, heads)
+    steps = candidates(scheduler, ready, heads, retired)
     if not steps:
         return PlanResult((), 0.0, {}, tuple(violated), 0, time.perf_counter() - started)
     costs = [sum(inv.cost for inv in sub) for _, sub in steps]

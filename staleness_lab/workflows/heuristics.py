@@ -54,16 +54,28 @@ def _is_frontier(p: Provenance, f: Frontier | None) -> bool:
     return f is not None and all(hi_element(e) == x for e, x in zip(p, f, strict=True))
 
 
+def old_rule(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> Callable[[Block], bool]:
+    """Heuristic (a) as a predicate: a block is old when its target precedes a live base (of
+    ``live``) at or before the frontier of its channel. It applies to blocks not yet made too:
+    a baseline must not make again what the store retired."""
+    anchors: dict[str, list[Provenance]] = {}
+    for b in live:
+        f = frontier.get(b.channel)
+        if b.is_base and f is not None and _at_or_before(b.to, f):
+            anchors.setdefault(b.channel, []).append(b.to)
+
+    def old(b: Block) -> bool:
+        return any(precedes(b.to, a) for a in anchors.get(b.channel, ()))
+
+    return old
+
+
 def prune_old(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> list[Block]:
     """Heuristic (a): drop live blocks whose target precedes a live base at or before the
     frontier of their channel."""
     blocks = list(live)
-    anchors: dict[str, list[Provenance]] = {}
-    for b in blocks:
-        f = frontier.get(b.channel)
-        if b.is_base and f is not None and _at_or_before(b.to, f):
-            anchors.setdefault(b.channel, []).append(b.to)
-    return [b for b in blocks if not any(precedes(b.to, a) for a in anchors.get(b.channel, ()))]
+    old = old_rule(blocks, frontier)
+    return [b for b in blocks if not old(b)]
 
 
 def compulsory_chains(

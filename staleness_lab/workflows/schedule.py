@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from staleness_lab.errors import InputError
 from staleness_lab.workflows import costs
@@ -26,7 +26,7 @@ from staleness_lab.workflows.blocks import Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, OpView
 from staleness_lab.workflows.context import EPSILON, SCENARIOS, Options, PlanContext, channel_kinds
 from staleness_lab.workflows.elements import InconsistencyBound
-from staleness_lab.workflows.heuristics import Projection, compulsory_chains, frontiers, overkill_rule, prune_old
+from staleness_lab.workflows.heuristics import Projection, compulsory_chains, frontiers, old_rule, overkill_rule
 from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.planner import OutputSpec, PlanResult, plan
 from staleness_lab.workflows.propagate import own_bounds, propagate
@@ -110,9 +110,10 @@ class Scheduler:
         ctx = self.context(t + EPSILON, heads, arrivals)
         actual = list(blocks)
         front = frontiers(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
-        live_blocks = prune_old(actual, front) if self.options.prune_old else actual
+        old = old_rule(actual, front) if self.options.prune_old else _never
+        live_blocks = [b for b in actual if not old(b)]
         live = compulsory_chains(live_blocks, front) if self.options.chains else {b: frozenset() for b in live_blocks}
-        return Prepared(ctx, actual, live, self.generator(ctx))
+        return Prepared(ctx, actual, live, self.generator(ctx), old)
 
     def generator(self, ctx: PlanContext) -> BlockGen:
         """``blockGen`` under the checks ``ctx``; converters cost at the workflow's cost model."""
@@ -143,9 +144,15 @@ class Scheduler:
 @dataclass(frozen=True)
 class Prepared:
     """One call's checks (``ctx``), materialized blocks, live blocks with the zero-cost plans
-    that make them (heuristics (a), (b)) and block generator."""
+    that make them (heuristics (a), (b)), block generator and heuristic (a)'s rule (``old``:
+    never true with (a) off)."""
 
     ctx: PlanContext
     actual: list[Block]
     live: dict[Block, frozenset[Invocation]]
     gen: BlockGen
+    old: Callable[[Block], bool]
+
+
+def _never(_: Block) -> bool:
+    return False

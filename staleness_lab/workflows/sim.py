@@ -186,6 +186,7 @@ class _Loop:
         self.seen: dict[str, list[float]] = {name: [t for t in a.times if t <= self.start] for name, a in self.inputs.items()}
         self.rows: dict[str, float] = {}
         self.store: dict[Block, Block] = {}
+        self.retired: set[Block] = set()  # made, then dropped from the store by _retire
         self.heads: dict[str, Provenance] = {}
         self.head_time: dict[str, float] = {}
         self.last_targets: dict[str, Provenance] = {}
@@ -362,16 +363,18 @@ class _Loop:
         options = self.config.options
         if not (options.prune_old or options.chains):
             return
+        before = self.store
         front = frontiers(self.last_targets, self.scheduler.projections, self.scheduler.widths)
-        blocks = prune_old(self.store.values(), front) if options.prune_old else list(self.store.values())
+        blocks = prune_old(before.values(), front) if options.prune_old else list(before.values())
         if not options.chains:
             self.store = {b: b for b in blocks}
-            return
-        self.store = {}
-        for b, parts in compulsory_chains(blocks, front).items():
-            if parts and b not in self.store:
-                self._add(b, at, None, source="chain")
-            self.store[b] = b
+        else:
+            self.store = {}
+            for b, parts in compulsory_chains(blocks, front).items():
+                if parts and b not in self.store:
+                    self._add(b, at, None, source="chain")
+                self.store[b] = b
+        self.retired.update(b for b in before if b not in self.store)
 
     # -- scheduling ------------------------------------------------------------------------------
     def _schedule(self, now: float) -> bool:
@@ -385,7 +388,8 @@ class _Loop:
         if self.config.scheduler == "dp":
             result = self.scheduler.plan(**args, violated=violated)  # type: ignore[arg-type]
         else:
-            result = baselines.step(self.scheduler, self.config.scheduler, rng=self.rng_random, **args)  # type: ignore[arg-type]
+            result = baselines.step(self.scheduler, self.config.scheduler, rng=self.rng_random,  # type: ignore[arg-type]
+                                    retired=self.retired, **args)
         seconds = time.perf_counter() - started
         self.scheduler_s += seconds
         self.infeasible += len(result.infeasible)
