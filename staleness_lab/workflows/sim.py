@@ -21,6 +21,11 @@ size are that estimate x ``max(0.1, 1 + Z)``, ``Z ~ N(0, 0.627^2)`` (``E|Z| = 0.
 +- averaging 50%" [P/R]), one draw for both. Converters and chains move the same relation:
 their output sizes are exact [D], their cost noisy. Chains cost 0 and take no time.
 
+**Aborted plans [D].** The plan was made on estimates; an invocation whose actual inputs no
+longer admit its variant (a delta planned without deletions that has some refuses the relaxed
+``delta->B`` converter, digest correction 3) is not run: the rest of the plan is dropped, the
+call is marked ``aborted``, and the loop plans again at once on what exists.
+
 **Outputs.** Only the block a plan chose for an output is emitted, at its completion: the head
 becomes ``apply(head, block)`` (a base: its target) and the frontier of heuristic (a) its
 target. A block that would leave the head beyond the output's inconsistency bound (the
@@ -201,6 +206,7 @@ class _Loop:
         self.scheduler_s = 0.0
         self.cost = 0.0
         self.infeasible = 0
+        self.aborted = 0
         self.status = "ok"
 
     # -- the loop ----------------------------------------------------------------------------
@@ -291,15 +297,21 @@ class _Loop:
             inv_id = len(self.trace["invocations"]) - 1
             for out in r.made:
                 self._add(out, r.ends, inv_id, emitted=self._emit(out, r, r.ends))
-            if not r.left:
+            if not r.left or not self._start(r, r.ends):
                 self.running = None
                 self._retire(r.ends)
                 return
-            self._start(r, r.ends)
 
-    def _start(self, r: _Running, at: float) -> None:
+    def _start(self, r: _Running, at: float) -> bool:
+        """Start the plan's next invocation; False when the actual inputs refuse it (the plan
+        is dropped, module docstring)."""
         planned = r.left.popleft()
-        inv, made = self._actual(r, planned)
+        actual = self._actual(r, planned)
+        if actual is None:
+            self.aborted += 1
+            self.trace["scheduler_calls"][r.plan]["aborted"] = True
+            return False
+        inv, made = actual
         r.made = made
         r.ends = at + inv.cost / self.config.parallelism
         self.cost += inv.cost
@@ -309,9 +321,11 @@ class _Loop:
             "inputs": " ".join(b.label() for b in inv.inputs), "outputs": " ".join(b.label() for b in made),
             "rows_out": sum(b.rows for b in made),
         })
+        return True
 
-    def _actual(self, r: _Running, planned: Invocation) -> tuple[Invocation, tuple[Block, ...]]:
-        """Re-estimate on the inputs' actual sizes, then apply the noise (module docstring)."""
+    def _actual(self, r: _Running, planned: Invocation) -> tuple[Invocation, tuple[Block, ...]] | None:
+        """Re-estimate on the inputs' actual sizes, then apply the noise (module docstring);
+        None when the actual inputs no longer admit the variant."""
         inputs = tuple(self.store[b] for b in planned.inputs)
         pool = Pool()
         for b in inputs:
@@ -320,7 +334,7 @@ class _Loop:
                          if inv.operator == planned.operator and inv.variant == planned.variant
                          and inv.inputs == planned.inputs and inv.outputs == planned.outputs), None)
         if estimate is None:
-            raise RuntimeError(f"cannot re-estimate {planned.label()} (a bug)")
+            return None
         if estimate.cost == 0:
             return estimate, estimate.outputs
         factor = max(NOISE_FLOOR, 1.0 + NOISE_SD * self._noise(planned.operator))
@@ -397,6 +411,7 @@ class _Loop:
         self.trace["scheduler_calls"].append({
             "time": now, "seconds": seconds, "violated": " ".join(violated), "invocations": len(result.invocations),
             "est_cost": result.cost, "infeasible": " ".join(result.infeasible), "optimized": result.optimized,
+            "aborted": False,
         })
         if self.scheduler_s > self.config.max_scheduler_s:
             self.status = "timeout"
@@ -405,7 +420,8 @@ class _Loop:
             return False
         gen = self.scheduler.generator(ctx)
         self.running = _Running(plan_id, deque(result.invocations), {b: name for name, b in result.chosen.items()}, gen)
-        self._start(self.running, now)
+        if not self._start(self.running, now):
+            self.running = None
         return True
 
     def _ctx(self, now: float) -> PlanContext:
@@ -461,7 +477,8 @@ class _Loop:
             "invocations": ["plan", "operator", "variant", "start", "end", "est_cost", "cost_cpu_h", "inputs", "outputs", "rows_out"],
             "blocks": ["channel", "kind", "from", "to", "rows", "made_at", "source", "invocation", "emitted", "head"],
             "episodes": ["bound", "channel", "start", "end", "lag_h", "lag_cpu_h", "repaired"],
-            "scheduler_calls": ["time", "seconds", "violated", "invocations", "est_cost", "infeasible", "optimized"],
+            "scheduler_calls": ["time", "seconds", "violated", "invocations", "est_cost", "infeasible", "optimized",
+                                "aborted"],
         }
         return {k: pd.DataFrame(rows, columns=columns[k]) for k, rows in self.trace.items()}
 
@@ -485,6 +502,7 @@ class _Loop:
             "plans": len(self.trace["scheduler_calls"]),
             "invocations": len(self.trace["invocations"]),
             "infeasible": self.infeasible,
+            "aborted": self.aborted,
             "cost_cpu_h": self.cost,
             "bootstrap_cpu_h": bootstrap,
             "scheduler_s": self.scheduler_s,

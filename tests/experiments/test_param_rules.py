@@ -30,7 +30,7 @@ from staleness_lab.experiments import bateni as bx
 from staleness_lab.experiments import golab
 from staleness_lab.experiments import intermittent as ix
 from staleness_lab.experiments import intermittent_spark as xs
-from staleness_lab.experiments import quickstart
+from staleness_lab.experiments import olston, quickstart
 from staleness_lab.sweeps.registry import Param, expand_grid, get_experiment, list_experiments
 from staleness_lab.sweeps.runner import resolve_rows
 
@@ -64,11 +64,11 @@ def _inside(p: Param, kind: str, bound: float) -> int | float:
 
 def test_every_parameter_declares_a_rule() -> None:
     """Numbers are bounded below, labels list their choices (free strings are paths, digests,
-    query lists checked by the experiment, and the quickstart's policy: the policy registry is
+    query and heuristic lists checked by the experiment, and the quickstart's policy: the policy registry is
     open to new policies, and an unknown name fails at its row)."""
     free = {(e.name, p.name) for e in list_experiments() for p in e.params if p.type is str and p.choices is None}
     free.discard(("baseline-utilization", "policy"))
-    assert all(name in ("costmodels", "fits", "queries") for _, name in free), free
+    assert all(name in ("costmodels", "fits", "queries", "off", "workflow_sha256") for _, name in free), free
     for exp, p in _numeric():
         assert p.ge is not None or p.gt is not None, f"{exp}.{p.name} has no lower bound"
         if p.name == "seed":
@@ -134,6 +134,8 @@ def test_module_grids_expand(profile: str) -> None:
     for name, fig in ix.FIGURES.items():
         _expand(fig.experiment, ix.grid(name, profile))
         _expand(fig.experiment, ix.grid(name, profile, costmodels="data/costmodels/sf1-p900"))
+    for name in olston.TABLES:
+        _expand("olston-run", olston.grid(name, profile))
 
 
 def _notebook_cell(path: Path, marker: str) -> str:

@@ -1,0 +1,192 @@
+"""Olston, "Scheduling of Asynchronous Incremental Workflows": Tables 5 and 6, check 12 and the
+heuristics' ablation, each a grid of one registered experiment (``olston-run``: one run of
+:func:`staleness_lab.workflows.sim.run` in sizes mode, one row).
+
+Setup (digest §5, §7): the three evaluation workflows ``data/workflows/<name>.yaml`` (SP, FP, CS)
+with their generated inputs, one cost set for every operator, an elastic pool of 1,000
+machines, noise ``max(0.1, 1 + Z)``. The paper gives no rates, sizes or costs (digest A4): the
+reproduction matches orderings and ratios, not absolute values.
+
+Grids (:data:`TABLES`, :func:`grid` per profile ``quick`` / ``standard`` / ``full``):
+
+* ``table5``: every workflow under the four scenarios, DP, 1 day / 2 weeks / 10 weeks;
+* ``table6``: Async/Incr, DP, GREEDY and RANDOM, 3 h / 12 h / 12 h; a baseline whose search
+  blows up (the paper's finding, §7) stops at the profile's scheduler budget as ``timeout``;
+* ``check12``: CS over 10 weeks (8 days quick) with heuristic (e) on and off;
+* ``ablation``: DP on each workflow with one heuristic (a)-(e) off at a time, and all on.
+
+Rows carry ``workflow_sha256`` as a parameter (:func:`grid` fills it; a row whose file no longer
+has that digest fails naming it), so the per-row cache, keyed on code and parameters, never
+serves a row of an edited workflow file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from staleness_lab.errors import InputError
+from staleness_lab.model.workload import MAX_SEED
+from staleness_lab.sweeps.registry import Param, check_choice, experiment
+from staleness_lab.workflows.context import SCENARIOS, Options
+from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.sim import MAX_SCHEDULER_S, SCHEDULERS, RunConfig, run
+
+PROFILES = ("quick", "standard", "full")
+#: The evaluation workflows (file stems under ``data/workflows/``) and their short names.
+WORKFLOWS = {"search-preprocessing": "SP", "feedback-prioritization": "FP", "crawl-selection": "CS"}
+#: The heuristics an ablation row may turn off (:class:`~staleness_lab.workflows.context.Options`).
+HEURISTICS = tuple(Options.__dataclass_fields__)
+#: Hours in a week: check 12 counts refreshes after the first one.
+WEEK_H = 168.0
+
+
+def load(name: str) -> Workflow:
+    """An evaluation workflow by its file stem."""
+    from staleness_lab.notebook_params import repo_file
+    from staleness_lab.workflows.load import load_workflow
+
+    check_choice(name, WORKFLOWS, "workflow")
+    return load_workflow(repo_file(f"data/workflows/{name}.yaml"))
+
+
+def options_without(off: str) -> Options:
+    """The heuristics with those named in the comma list ``off`` turned off."""
+    names = [n.strip() for n in off.split(",") if n.strip()]
+    for n in names:
+        check_choice(n, HEURISTICS, "off")
+    return replace(Options(), **{n: False for n in names})
+
+
+@experiment(
+    "olston-run",
+    Param("workflow", str, "search-preprocessing", "evaluation workflow (data/workflows/<name>.yaml)",
+          choices=tuple(WORKFLOWS)),
+    Param("scenario", str, "async-incr", "async-incr, sync-incr, async-batch or sync-batch", choices=SCENARIOS),
+    Param("scheduler", str, "dp", "dp (Algorithm 1), greedy or random", choices=SCHEDULERS),
+    Param("hours", float, 24.0, "horizon in hours", gt=0, le=24 * 7 * 52),
+    Param("seed", int, 1, "seed of the inputs, the noise and RANDOM", ge=0, le=MAX_SEED),
+    Param("off", str, "", "heuristics turned off, comma-separated (prune_old, chains, propagate, overkill, longterm)"),
+    Param("max_scheduler_s", float, MAX_SCHEDULER_S, "scheduler-time budget; past it the run ends 'timeout'",
+          gt=0, le=MAX_SCHEDULER_S),
+    Param("workflow_sha256", str, "", "the workflow file's SHA-256 the row is for (grids fill it; empty: the file as it is)"),
+)
+def run_row(workflow: str, scenario: str, scheduler: str, hours: float, seed: int, off: str,
+            max_scheduler_s: float, workflow_sha256: str) -> pd.DataFrame:
+    """One run of an evaluation workflow (sizes mode): lag, cost, scheduler time per call, and
+    every operator's invocations in all and after the first week (check 12)."""
+    wf = load(workflow)
+    if workflow_sha256 and workflow_sha256 != wf.sha256():
+        raise InputError("workflow_sha256", f"is {workflow_sha256[:12]}..., but {workflow}.yaml is {wf.sha256()[:12]}...")
+    config = RunConfig(scheduler=scheduler, scenario=scenario, seed=seed, horizon=hours,
+                       options=options_without(off), max_scheduler_s=max_scheduler_s)
+    result = run(wf, config)
+    s = result.summary
+    calls = result.frames["scheduler_calls"]["seconds"] * 1000.0
+    inv = result.frames["invocations"]
+    episodes = result.frames["episodes"]
+    staleness = episodes.loc[episodes["bound"].str.startswith("staleness"), "lag_cpu_h"]
+    return pd.DataFrame([{
+        "status": s["status"],
+        "lag_cpu_h": s["lag_cpu_h"] if s["lag_cpu_h"] is not None else float("nan"),
+        "lag_max_cpu_h": float(staleness.max()) if len(staleness) else float("nan"),
+        "episodes": int(len(episodes)), "unrepaired": s["unrepaired"],
+        "cost_cpu_h": s["cost_cpu_h"], "bootstrap_cpu_h": s["bootstrap_cpu_h"],
+        "scheduler_s": s["scheduler_s"], "plans": s["plans"], "invocations": s["invocations"],
+        "infeasible": s["infeasible"], "aborted": s["aborted"],
+        "call_ms_median": float(calls.median()) if len(calls) else float("nan"),
+        "call_ms_p95": float(calls.quantile(0.95)) if len(calls) else float("nan"),
+        "operator_runs": json.dumps(inv.groupby("operator").size().astype(int).to_dict(), sort_keys=True),
+        "operator_runs_after_1w": json.dumps(
+            inv[inv["start"] >= WEEK_H].groupby("operator").size().astype(int).to_dict(), sort_keys=True),
+    }])
+
+
+# -- the grids --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table or check of the paper: its rows per profile and the paper's claim."""
+
+    name: str
+    title: str
+    claim: str
+    rows: Callable[[str], list[dict[str, Any]]]
+
+
+def _seeds(count: int) -> list[int]:
+    return list(range(1, count + 1))
+
+
+def _table5_rows(profile: str) -> list[dict[str, Any]]:
+    hours = {"quick": 24.0, "standard": 336.0, "full": 1680.0}[profile]
+    seeds = _seeds({"quick": 1, "standard": 3, "full": 5}[profile])
+    return [{"workflow": w, "scenario": sc, "scheduler": "dp", "hours": hours, "seed": seed}
+            for seed in seeds for w in WORKFLOWS for sc in SCENARIOS]
+
+
+#: Table 6's scheduler budget per profile: a blown-up baseline stops there (``timeout``).
+TABLE6_BUDGET_S = {"quick": 5.0, "standard": 30.0, "full": 600.0}
+
+
+def _table6_rows(profile: str) -> list[dict[str, Any]]:
+    hours = {"quick": 3.0, "standard": 12.0, "full": 12.0}[profile]
+    seeds = _seeds({"quick": 1, "standard": 3, "full": 10}[profile])
+    return [{"workflow": w, "scenario": "async-incr", "scheduler": s, "hours": hours, "seed": seed,
+             "max_scheduler_s": TABLE6_BUDGET_S[profile]}
+            for seed in seeds for w in WORKFLOWS for s in SCHEDULERS]
+
+
+def _check12_rows(profile: str) -> list[dict[str, Any]]:
+    hours = {"quick": 192.0, "standard": 1680.0, "full": 1680.0}[profile]
+    seeds = _seeds({"quick": 1, "standard": 1, "full": 3}[profile])
+    return [{"workflow": "crawl-selection", "scenario": "async-incr", "scheduler": "dp", "hours": hours,
+             "seed": seed, "off": off} for seed in seeds for off in ("", "longterm")]
+
+
+def _ablation_rows(profile: str) -> list[dict[str, Any]]:
+    hours = {"quick": 3.0, "standard": 24.0, "full": 168.0}[profile]
+    seeds = _seeds({"quick": 1, "standard": 1, "full": 3}[profile])
+    budget = {"quick": 5.0, "standard": 30.0, "full": 600.0}[profile]
+    return [{"workflow": w, "scenario": "async-incr", "scheduler": "dp", "hours": hours, "seed": seed,
+             "off": off, "max_scheduler_s": budget}
+            for seed in seeds for w in WORKFLOWS for off in ("", *HEURISTICS)]
+
+
+TABLES: dict[str, Table] = {
+    t.name: t
+    for t in [
+        Table("table5", "Table 5: the four scenarios, DP",
+              "Lag and cost order Async/Incr < Sync/Incr < Async/Batch < Sync/Batch on every workflow; "
+              "Async/Incr has the highest scheduler time.", _table5_rows),
+        Table("table6", "Table 6: DP against GREEDY and RANDOM, Async/Incr, 12-hour runs",
+              "DP < GREEDY < RANDOM on lag and cost everywhere; GREEDY is the slowest scheduler.", _table6_rows),
+        Table("check12", "Check 12: heuristic (e) on CrawlSelection over 10 weeks",
+              "With (e), at most 12 indegree refreshes; without it, a refresh on most top-unfetched runs after week 1.",
+              _check12_rows),
+        Table("ablation", "The heuristics (a)-(e), one off at a time",
+              "Not a claim of the paper: each heuristic's effect on cost and scheduler time.", _ablation_rows),
+    ]
+}
+
+
+def grid(name: str, profile: str) -> list[dict[str, Any]]:
+    """The explicit parameter rows of a table at a profile, each with its workflow's digest."""
+    check_choice(profile, PROFILES, "profile")
+    check_choice(name, TABLES, "table")
+    digests = {w: load(w).sha256() for w in WORKFLOWS}
+    return [{**row, "workflow_sha256": digests[row["workflow"]]} for row in TABLES[name].rows(profile)]
+
+
+def run_table(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
+              progress: bool = False) -> pd.DataFrame:
+    """A table's rows at the profile as one tidy frame (``run_grid`` over :func:`grid`)."""
+    from staleness_lab.sweeps.runner import run_grid
+
+    return run_grid("olston-run", grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,
+                    progress=progress)

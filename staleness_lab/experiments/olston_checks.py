@@ -1,0 +1,304 @@
+"""Computed verdicts for Olston: Tables 5 and 6 cell by cell, checks 10-12 (digest §7, with
+correction 7), in :mod:`golab_checks`' record format (``check, figure, claim, holds, margin,
+detail, profile``).
+
+**Cells** (:func:`cells`): per workflow and column, the mean and 95 % confidence half-width over
+seeds of lag, cost and scheduler time, the paper's value, the rank of the mean within the
+workflow, and the ratio to Async/Incr (Table 5) or DP (Table 6) beside the paper's ratio.
+
+**Cell verdicts** (:func:`order_checks`): lag and cost hold when the ranks of the means equal the
+paper's order (Async/Incr < Sync/Incr < Async/Batch < Sync/Batch; DP < GREEDY < RANDOM) and the
+same order holds in most seeds (more than half). Scheduler time is judged by rank classes: Table
+5 Async/Incr highest, Sync/Incr second, both batch scenarios last; Table 6 DP < RANDOM < GREEDY.
+A workflow with a failed or timed-out run is ``undecided`` (None). Check 10's ratios are their
+own rows, labelled calibration-dependent (correction 7: the paper's costs and rates are unknown).
+
+A claim that does not hold is a finding; nothing here loosens a threshold.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from staleness_lab.experiments.golab_checks import COLUMNS
+from staleness_lab.experiments.olston import WEEK_H, WORKFLOWS, load
+from staleness_lab.viz.figures import t_quantile_975
+
+#: Table 5 [P]: 10-week runs, (lag CPU-h, cost CPU-h, scheduler s) per workflow and scenario.
+PAPER_TABLE5: dict[str, dict[str, tuple[float, float, float]]] = {
+    "SP": {"async-incr": (0.0606, 28_900, 6.25), "sync-incr": (27.9, 214_000, 2.59),
+           "async-batch": (615, 8.26e6, 0.864), "sync-batch": (808, 43.8e6, 0.787)},
+    "FP": {"async-incr": (0.0435, 6_930, 2.77), "sync-incr": (2.12, 7_130, 2.25),
+           "async-batch": (139, 35.0e6, 0.692), "sync-batch": (193, 1.34e9, 0.758)},
+    "CS": {"async-incr": (81.4, 364_000, 10.1), "sync-incr": (542, 1.69e6, 1.71),
+           "async-batch": (2_380, 81.2e6, 0.743), "sync-batch": (3_890, 114e6, 0.667)},
+}
+#: Table 6 [P]: 12-hour runs, Async/Incr, per workflow and scheduler.
+PAPER_TABLE6: dict[str, dict[str, tuple[float, float, float]]] = {
+    "SP": {"dp": (0.0399, 187, 0.208), "greedy": (17.0, 255, 49.8), "random": (61.6, 932, 1.86)},
+    "FP": {"dp": (0.0485, 24.5, 0.183), "greedy": (5.10, 66.9, 0.507), "random": (19.1, 413, 0.374)},
+    "CS": {"dp": (4.94, 356, 0.176), "greedy": (96.2, 783, 18.1), "random": (396, 2840, 0.530)},
+}
+METRICS = {"lag": "lag_cpu_h", "cost": "cost_cpu_h", "time": "scheduler_s"}
+#: Each table's column parameter, its order as the paper ranks lag and cost, and time's classes
+#: (lowest first; members of one class may come in any order).
+LAYOUT = {
+    "table5": ("scenario", ("async-incr", "sync-incr", "async-batch", "sync-batch"),
+               (("async-batch", "sync-batch"), ("sync-incr",), ("async-incr",))),
+    "table6": ("scheduler", ("dp", "greedy", "random"), (("dp",), ("random",), ("greedy",))),
+}
+PAPER = {"table5": PAPER_TABLE5, "table6": PAPER_TABLE6}
+
+
+def _row(check: str, figure: str, claim: str, holds: bool | None, margin: float, detail: str,
+         profile: str) -> dict[str, Any]:
+    return {"check": check, "figure": figure, "claim": claim, "holds": None if holds is None else bool(holds),
+            "margin": float(margin) if margin is not None and np.isfinite(margin) else math.nan,
+            "detail": detail, "profile": profile}
+
+
+def _half_width(values: pd.Series) -> float:
+    n = int(values.count())
+    if n < 2:
+        return math.nan
+    return t_quantile_975(n - 1) * float(values.std(ddof=1)) / math.sqrt(n)
+
+
+def cells(frame: pd.DataFrame, table: str) -> pd.DataFrame:
+    """One tidy row per workflow, column and metric (module docstring)."""
+    column, order, _ = LAYOUT[table]
+    rows = []
+    for workflow, short in WORKFLOWS.items():
+        mine = frame[frame["workflow"] == workflow]
+        for metric, field in METRICS.items():
+            k = list(METRICS).index(metric)
+            means = {c: float(mine.loc[mine[column] == c, field].mean()) for c in order}
+            ranks = pd.Series(means).rank(method="min")
+            base = means[order[0]]
+            paper_base = PAPER[table][short][order[0]][k]
+            for c in order:
+                values = mine.loc[mine[column] == c, field]
+                paper = PAPER[table][short][c][k]
+                rows.append({
+                    "workflow": short, column: c, "metric": metric, "seeds": int(values.count()),
+                    "ok_runs": int((mine.loc[mine[column] == c, "status"] == "ok").sum()),
+                    "mean": means[c], "ci95": _half_width(values), "rank": int(ranks[c]) if not math.isnan(ranks[c]) else None,
+                    "paper": paper, "paper_rank": int(pd.Series({o: PAPER[table][short][o][k] for o in order}).rank(method="min")[c]),
+                    "ratio": means[c] / base if base else math.nan, "paper_ratio": paper / paper_base,
+                })
+    return pd.DataFrame(rows)
+
+
+def _in_order(values: Mapping[str, float], order: Sequence[str]) -> bool:
+    return all(values[a] < values[b] for a, b in zip(order, order[1:]))
+
+
+def _in_classes(values: Mapping[str, float], classes: Sequence[Sequence[str]]) -> bool:
+    return all(max(values[a] for a in lo) < min(values[b] for b in hi) for lo, hi in zip(classes, classes[1:]))
+
+
+def _order_margin(values: Mapping[str, float], order: Sequence[str]) -> float:
+    """The smallest ratio between consecutive columns, minus 1 (>= 0 when ordered)."""
+    steps = [values[b] / values[a] - 1 if values[a] > 0 else (math.inf if values[b] > 0 else -1.0)
+             for a, b in zip(order, order[1:])]
+    return min(steps)
+
+
+def order_checks(frame: pd.DataFrame, table: str, profile: str) -> list[dict[str, Any]]:
+    """Per workflow and metric, whether the paper's order holds (module docstring)."""
+    column, order, classes = LAYOUT[table]
+    label = "Table 5" if table == "table5" else "Table 6"
+    rows = []
+    for workflow, short in WORKFLOWS.items():
+        mine = frame[frame["workflow"] == workflow]
+        failed = mine[mine["status"] != "ok"]
+        for metric, field in METRICS.items():
+            means = {c: float(mine.loc[mine[column] == c, field].mean()) for c in order}
+            shown = ", ".join(f"{c} {means[c]:.4g}" for c in order)
+            if metric == "time":
+                claim = (f"{short}: scheduler time ranks Async/Incr highest, Sync/Incr second, batch last."
+                         if table == "table5" else f"{short}: scheduler time DP < RANDOM < GREEDY.")
+            else:
+                claim = f"{short}: {metric} " + " < ".join(order) + " (on means and in most seeds)."
+            check = f"{table}-{short}-{metric}"
+            if len(failed) or mine.empty:
+                detail = "; ".join(f"{r[column]} seed {r['seed']}: {r['status']}" for _, r in failed.iterrows()) or "no runs"
+                rows.append(_row(check, label, claim, None, math.nan, f"undecided: {detail}; means {shown}", profile))
+                continue
+            if metric == "time":
+                holds = _in_classes(means, classes)
+                margin = min(min(means[b] for b in hi) / max(means[a] for a in lo) - 1
+                             for lo, hi in zip(classes, classes[1:]))
+                rows.append(_row(check, label, claim, holds, margin, f"mean seconds: {shown}", profile))
+                continue
+            seeds = sorted(mine["seed"].unique())
+            per_seed = [_in_order({c: float(mine.loc[(mine[column] == c) & (mine["seed"] == s), field].iloc[0])
+                                   for c in order}, order) for s in seeds]
+            agree = sum(per_seed)
+            holds = _in_order(means, order) and agree * 2 > len(seeds)
+            rows.append(_row(check, label, claim, holds, _order_margin(means, order),
+                             f"means (CPU-h): {shown}; order in {agree} of {len(seeds)} seeds", profile))
+    return rows
+
+
+def check10_ratios(frame: pd.DataFrame, profile: str) -> list[dict[str, Any]]:
+    """Check 10's calibration-dependent ratios: FP cost Sync/Async <= 1.25, SP lag >= 50x."""
+    def mean(workflow: str, scenario: str, field: str) -> float:
+        mine = frame[(frame["workflow"] == workflow) & (frame["scenario"] == scenario)]
+        return float(mine[field].mean()) if (mine["status"] == "ok").all() and len(mine) else math.nan
+
+    fp = mean("feedback-prioritization", "sync-incr", "cost_cpu_h") / mean("feedback-prioritization", "async-incr", "cost_cpu_h")
+    sp = mean("search-preprocessing", "sync-incr", "lag_cpu_h") / mean("search-preprocessing", "async-incr", "lag_cpu_h")
+    note = " Calibration-dependent (correction 7): the paper's costs and rates are unknown."
+    return [
+        _row("10-fp-cost", "Table 5", "FP: cost Sync/Incr over Async/Incr <= 1.25 (paper 1.03)." + note,
+             None if math.isnan(fp) else fp <= 1.25, 1.25 - fp, f"ratio {fp:.3g}", profile),
+        _row("10-sp-lag", "Table 5", "SP: lag Sync/Incr over Async/Incr >= 50 (paper about 460)." + note,
+             None if math.isnan(sp) else sp >= 50, sp / 50 - 1, f"ratio {sp:.3g}", profile),
+    ]
+
+
+def _all(rows: Sequence[Mapping[str, Any]]) -> bool | None:
+    verdicts = [r["holds"] for r in rows]
+    if any(v is False for v in verdicts):
+        return False
+    return None if any(v is None for v in verdicts) else True
+
+
+def check10(order_rows: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Any]:
+    """Check 10's orderings: lag and cost in the paper's order on every workflow."""
+    mine = [r for r in order_rows if r["check"].startswith("table5") and not r["check"].endswith("time")]
+    failed = [r["check"] for r in mine if r["holds"] is not True]
+    return _row("10", "Table 5", "The lag and cost orderings hold for all workflows (>= 3 seeds).", _all(mine),
+                min((r["margin"] for r in mine), default=math.nan),
+                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile)
+
+
+def check11(order_rows: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Any]:
+    """Check 11: DP < GREEDY < RANDOM on lag and cost, and DP's scheduler time below GREEDY's."""
+    mine = [r for r in order_rows if r["check"].startswith("table6") and not r["check"].endswith("time")]
+    times = [r for r in order_rows if r["check"].startswith("table6") and r["check"].endswith("time")]
+    failed = [r["check"] for r in mine + times if r["holds"] is not True]
+    return _row("11", "Table 6", "DP < GREEDY < RANDOM on lag and cost, and DP's scheduler time < GREEDY's.",
+                _all(mine + times), min((r["margin"] for r in mine), default=math.nan),
+                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile)
+
+
+def check12(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
+    """Check 12 on CrawlSelection: with rule (e) at most 12 indegree refreshes (runs of ``count``)
+    in 10 weeks (pro rata, rounded up, on a shorter run); without it a refresh on most
+    top-unfetched runs after week 1."""
+    claim = ("CS over 10 weeks: with (e) <= 12 indegree refreshes; without it, a refresh on most "
+             "top-unfetched runs after week 1.")
+    if frame.empty or (frame["status"] != "ok").any():
+        return _row("12", "Check 12", claim, None, math.nan, "undecided: a run failed or timed out", profile)
+    parts, verdicts, margins = [], [], []
+    for _, r in frame.iterrows():
+        runs, late = json.loads(r["operator_runs"]), json.loads(r["operator_runs_after_1w"])
+        if r["off"] == "":
+            limit = math.ceil(12 * r["hours"] / (10 * WEEK_H))  # 12 in 10 weeks, pro rata on a shorter run
+            refreshes = runs.get("count", 0)
+            verdicts.append(refreshes <= limit)
+            margins.append(limit - refreshes)
+            parts.append(f"seed {r['seed']} with (e): {refreshes} refreshes in {r['hours'] / WEEK_H:.3g} weeks "
+                         f"(at most {limit})")
+        else:
+            top, count = late.get("top-unfetched", 0), late.get("count", 0)
+            share = count / top if top else math.nan
+            verdicts.append(bool(top) and share > 0.5)
+            margins.append(share - 0.5 if top else math.nan)
+            parts.append(f"seed {r['seed']} without (e): {count} refreshes over {top} top-unfetched runs after week 1")
+    return _row("12", "Check 12", claim, all(verdicts), min(margins), "; ".join(parts), profile)
+
+
+# -- the worked examples, live ---------------------------------------------------------------------
+
+#: E1 (Table 4, now = 90): provenance -> (hi, lo, consistent, inconsistency).
+E1_TABLE4 = {((32,), (25,)): (32, 49, True, -17), ((32,), (49,)): (49, 59, True, -10),
+             ((59,), (25,)): (59, 49, False, 10), ((86,), (25, 49, 73)): (86, 49, False, 37)}
+#: E9: SearchPreprocessing's propagated bounds (staleness per element, inconsistency), hours.
+E9_SEARCH_PREPROCESSING = {
+    "digests": ((0.0,), WEEK_H), "pages": ((0.0,), WEEK_H), "click_scores": ((24.0,), WEEK_H),
+    "click_counts": ((24.0,), WEEK_H), "user_site": ((24.0,), WEEK_H), "clicks": ((24.0,), WEEK_H),
+    "output": ((0.0, None), WEEK_H),
+}
+
+
+def e1_table4() -> pd.DataFrame:
+    """E1 recomputed: Table 4's hi, lo, consistency and inconsistency at now = 90."""
+    from staleness_lab.workflows.provenance import Validity, consistent, fmt, hi, inconsistency, prov
+
+    v = Validity({"digests": [15, 32, 59, 65, 86], "scores": [0, 25, 49, 73]}, 90)
+    layout = (("digests", 0), ("scores", 0))
+    rows = []
+    for (digest, scores), expected in E1_TABLE4.items():
+        p = prov(*digest, list(scores))
+        got = (hi(p), v.lo(p, layout), consistent(p, layout, v), inconsistency(p, layout, v))
+        rows.append({"provenance": fmt(p), "hi": got[0], "lo": got[1], "consistent": got[2], "inconsistency": got[3],
+                     "paper": expected, "equal": got == expected})
+    return pd.DataFrame(rows)
+
+
+def example_run() -> Any:
+    """The running example (Tables 1-3) through the run loop: calls at each crawl arrival."""
+    from staleness_lab.notebook_params import repo_file
+    from staleness_lab.workflows.load import load_workflow
+    from staleness_lab.workflows.sim import run
+
+    return run(load_workflow(repo_file("data/workflows/olston-example.yaml")))
+
+
+def worked_examples(profile: str = "live") -> pd.DataFrame:
+    """E1, E9 and the running example's plans, recomputed now, as verdict rows."""
+    from staleness_lab.workflows.propagate import propagate
+
+    table4 = e1_table4()
+    rows = [_row("E1", "Table 4", "hi, lo, the consistency verdict and the inconsistency of Table 4's four provenances.",
+                 bool(table4["equal"].all()), 0.0 if table4["equal"].all() else -float((~table4["equal"]).sum()),
+                 "; ".join(f"{r.provenance}: {r.hi:g}, {r.lo:g}, {r.consistent}, {r.inconsistency:g}"
+                           for r in table4.itertuples()), profile)]
+    bounds = propagate(load("search-preprocessing"))
+    wrong = [name for name, (stale, inc) in E9_SEARCH_PREPROCESSING.items()
+             if (tuple(bounds[name].staleness), bounds[name].inconsistency) != (stale, inc)]
+    rows.append(_row("E9", "§6.2.3", "SearchPreprocessing's propagated bounds: staleness 0 on the crawl path, 1 day "
+                     "on the click path, inconsistency 1 week everywhere.", not wrong, -float(len(wrong)),
+                     "all channels exact" if not wrong else "differ: " + ", ".join(wrong), profile))
+    result = example_run()
+    calls = result.frames["scheduler_calls"]["time"].tolist()
+    variants = result.frames["invocations"].groupby("plan")["variant"].apply(list).tolist()
+    expected = [["async-left"], ["chain", "delta->B", "batch"], ["async-left"], ["async-left"]]
+    ok = calls == [32, 59, 65, 86] and variants == expected
+    rows.append(_row("E3-run", "Tables 1-3", "The example plans at each crawl arrival (32, 59, 65, 86): the one-sided "
+                     "join, except at 59, where it would exceed the 1-day inconsistency bound and a batch re-join runs.",
+                     ok, 0.0 if ok else -1.0, f"calls at {calls}; variants {variants}", profile))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:
+    """Every verdict from the tables' frames (those present)."""
+    rows: list[dict[str, Any]] = []
+    order_rows: list[dict[str, Any]] = []
+    for table in ("table5", "table6"):
+        if table in frames:
+            order_rows += order_checks(frames[table], table, profile)
+    rows += order_rows
+    if "table5" in frames:
+        rows += [check10(order_rows, profile), *check10_ratios(frames["table5"], profile)]
+    if "table6" in frames:
+        rows.append(check11(order_rows, profile))
+    if "check12" in frames:
+        rows.append(check12(frames["check12"], profile))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summary_line(table: pd.DataFrame, profile: str) -> str:
+    """One line for the report index."""
+    from staleness_lab.experiments.intermittent_checks import summary_line as line
+
+    return line(table, profile, subject="verdicts on Olston's Tables 5-6 and checks 10-12")

@@ -1,0 +1,87 @@
+"""Olston's workflows drawn: the graph of channels and operators, and a run's cost and lag
+over time (they plot; the runs come from :func:`staleness_lab.workflows.sim.run`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from staleness_lab.viz.figures import _colors, _figure, _markup
+from staleness_lab.workflows.model import Workflow
+
+
+def _layers(wf: Workflow) -> dict[str, int]:
+    """Each channel's and operator's column: inputs at 0, an operator one right of its inputs,
+    its outputs one right of it."""
+    column = {ch.name: 0 for ch in wf.inputs()}
+    for op in wf.topological_operators():
+        column[op.name] = 1 + max(column.get(name, 0) for name in op.inputs)
+        for out in op.outputs:
+            column[out] = max(column.get(out, 0), column[op.name] + 1)
+    return column
+
+
+def workflow_graph(wf: Workflow, title: str | None = None) -> go.Figure:
+    """Channels (circles: inputs green, outputs red, the rest grey) and operators (squares,
+    labelled with their widget), left to right in dataflow order."""
+    column = _layers(wf)
+    rows: dict[int, int] = {}
+    at: dict[str, tuple[float, float]] = {}
+    for name in [ch.name for ch in wf.channels] + [op.name for op in wf.topological_operators()]:
+        x = column[name]
+        at[name] = (float(x), -float(rows.get(x, 0)))
+        rows[x] = rows.get(x, 0) + 1
+    fig = _figure(title or f"{wf.name}: channels and operators", "", "")
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for op in wf.topological_operators():
+        for a, b in [(i, op.name) for i in op.inputs] + [(op.name, o) for o in op.outputs]:
+            xs += [at[a][0], at[b][0], None]
+            ys += [at[a][1], at[b][1], None]
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line={"color": "#bbbbbb", "width": 1.5},
+                             hoverinfo="skip", showlegend=False))
+    outputs = {ch.name for ch in wf.outputs()}
+    groups = {"input channel": [c.name for c in wf.inputs()],
+              "output channel": [c.name for c in wf.channels if c.name in outputs],
+              "channel": [c.name for c in wf.channels if c.input is None and c.name not in outputs]}
+    colors = {"input channel": "#2ca02c", "output channel": "#d62728", "channel": "#7f7f7f"}
+    for label, names in groups.items():
+        fig.add_trace(go.Scatter(x=[at[n][0] for n in names], y=[at[n][1] for n in names], mode="markers+text",
+                                 marker={"size": 16, "color": colors[label]}, text=[_markup(n) for n in names],
+                                 textposition="bottom center", name=label))
+    ops = wf.topological_operators()
+    fig.add_trace(go.Scatter(x=[at[o.name][0] for o in ops], y=[at[o.name][1] for o in ops], mode="markers+text",
+                             marker={"size": 14, "symbol": "square", "color": "#1f77b4"},
+                             text=[_markup(f"{o.name} ({o.widget})") for o in ops], textposition="top center",
+                             name="operator"))
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    fig.update_layout(height=140 + 90 * max(rows.values()))
+    return fig
+
+
+def cost_over_time(invocations: Mapping[str, pd.DataFrame], *, title: str) -> go.Figure:
+    """Cumulative processing cost (CPU-h) against time, one line per run (``invocations``: the
+    runs' ``invocations`` frames by label)."""
+    fig = _figure(title, "time (h)", "cumulative cost (CPU-h)")
+    colors = _colors(invocations)
+    for label, frame in invocations.items():
+        done = frame.sort_values("end")
+        fig.add_trace(go.Scatter(x=done["end"], y=done["cost_cpu_h"].cumsum(), mode="lines", name=_markup(label),
+                                 line={"color": colors[label], "shape": "hv"}))
+    return fig
+
+
+def lag_over_time(episodes: Mapping[str, pd.DataFrame], *, title: str) -> go.Figure:
+    """Each staleness episode's lag (CPU-h) at the time it started, one series per run
+    (``episodes``: the runs' ``episodes`` frames by label)."""
+    fig = _figure(title, "episode start (h)", "lag (CPU-h)")
+    colors = _colors(episodes)
+    for label, frame in episodes.items():
+        mine = frame[frame["bound"].str.startswith("staleness")]
+        fig.add_trace(go.Scatter(x=mine["start"], y=mine["lag_cpu_h"], mode="markers", name=_markup(label),
+                                 marker={"color": colors[label], "size": 5}))
+    fig.update_yaxes(type="log")
+    return fig
