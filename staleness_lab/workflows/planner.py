@@ -82,10 +82,14 @@ def plan(
     actual = frozenset(live)
     done: dict[Block, tuple[SubPlan, float, int]] = {}
     pool = Pool()
-    latest: dict[tuple[str, str], list[Provenance]] = {}  # generated potential targets, rule (e)
+    # Rule (e): per (channel, type), the maximal hi-vectors of the generated potential targets.
+    # ``precedes`` reads only hi per element, and a target below one below a maximal one is
+    # below the maximal one, so testing the maximal ones decides what testing all would.
+    latest: dict[tuple[str, str], list[tuple[float, ...]]] = {}
 
     def dominated(b: Block) -> bool:
-        return any(precedes(b.to, other) for other in latest.get((b.channel, b.kind), ()))
+        v = _his(b.to)
+        return any(_below(v, m) for m in latest.get((b.channel, b.kind), ()))
 
     while heap:
         cost, _, b = heapq.heappop(heap)
@@ -109,11 +113,27 @@ def plan(
             order.setdefault(inv, len(order))
             if out not in best or new_cost < best[out][1]:
                 if out not in best:
-                    latest.setdefault((out.channel, out.kind), []).append(out.to)
+                    _keep_maximal(latest.setdefault((out.channel, out.kind), []), _his(out.to))
                 best[out] = (sub, new_cost, seq)
                 heapq.heappush(heap, (new_cost, seq, out))
                 seq += 1
     return _select(ctx, done, actual, outputs, violated, options, order, len(done), started)
+
+
+def _his(p: Provenance) -> tuple[float, ...]:
+    return tuple(hi_element(e) for e in p)
+
+
+def _below(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """``precedes`` on hi-vectors: every element at most, and not equal (footnote 4)."""
+    return a != b and all(x <= y for x, y in zip(a, b, strict=True))
+
+
+def _keep_maximal(front: list[tuple[float, ...]], v: tuple[float, ...]) -> None:
+    """Add ``v`` to the maximal hi-vectors ``front`` (in place)."""
+    if any(v == m or _below(v, m) for m in front):
+        return
+    front[:] = [m for m in front if not _below(m, v)] + [v]
 
 
 def _select(
