@@ -1,12 +1,17 @@
-"""Heuristics (a), (b), (d) and the frontier (digest §3, E7 and correction 4)."""
+"""Heuristics (a), (b), (d), the frontier (digest §3, E7 and correction 4) and the dominance
+test of rule (e)."""
 
 from __future__ import annotations
 
 import math
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
 from staleness_lab.workflows.heuristics import compulsory_chains, frontiers, overkill_rule, prune_old
-from staleness_lab.workflows.provenance import prov
+from staleness_lab.workflows.planner import _below, _his, _keep_maximal
+from staleness_lab.workflows.provenance import precedes, prov
 
 CRAWL = [15, 32, 59, 65, 86]
 
@@ -68,3 +73,19 @@ def test_overkill_prunes_what_an_actual_block_already_satisfies() -> None:
     assert not pruned(Block("out", BASE, prov(65)))
     stale = overkill_rule(actual, lambda channel, p: False, outputs=[])
     assert not stale(Block("mid", BASE, prov(65)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    targets=st.lists(st.lists(st.sampled_from([frozenset(), frozenset({1.0}), frozenset({2.0, 0.5}), frozenset({3.0})]),
+                              min_size=2, max_size=2).map(tuple), max_size=12),
+    probe=st.lists(st.sampled_from([frozenset(), frozenset({1.0}), frozenset({2.0}), frozenset({3.0})]),
+                   min_size=2, max_size=2).map(tuple),
+)
+def test_rule_e_on_the_maximal_targets_decides_as_on_all(targets, probe) -> None:
+    """Rule (e) keeps only the maximal hi-vectors of the generated targets; a target precedes
+    one of all the targets exactly when it precedes one of those."""
+    front: list[tuple[float, ...]] = []
+    for t in targets:
+        _keep_maximal(front, _his(t))
+    assert any(precedes(probe, t) for t in targets) == any(_below(_his(probe), m) for m in front)
