@@ -30,7 +30,7 @@ import pandas as pd
 import staleness_lab as sl
 from staleness_lab.experiments import bateni as bx
 from staleness_lab.experiments import bateni_generators as gen
-from staleness_lab.experiments.golab_checks import COLUMNS, LIVE
+from staleness_lab.experiments.golab_checks import COLUMNS, LIVE, verdict_row as _row
 from staleness_lab.experiments.intermittent_checks import summary_line as shared_summary_line
 from staleness_lab.sim.trace import Trace
 from staleness_lab.theory.bateni.bounds import (LOAD_LIMIT, STRETCH_PAPER_FIGURE, WEIGHTED_FACTOR, g_of_x,
@@ -48,13 +48,6 @@ G_TABLE = {0.001: 1.0717, 0.01: 1.3950, 0.02: 1.7236, 0.05: 2.9575, 0.1: 7.0305,
 #: Absolute tolerance of the exact checks.
 EXACT = 1e-9
 F = Fraction
-
-
-def _row(check: str, figure: str, claim: str, holds: bool | None, margin: float | None, detail: str,
-         profile: str = LIVE) -> dict[str, Any]:
-    return {"check": check, "figure": figure, "claim": claim, "holds": None if holds is None else bool(holds),
-            "margin": float(margin) if margin is not None and np.isfinite(margin) else math.nan,
-            "detail": detail, "profile": profile}
 
 
 def _fmt(x: float) -> str:

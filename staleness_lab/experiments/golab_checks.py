@@ -40,7 +40,10 @@ LIVE = "live"
 EXACT = 1e-9
 
 
-def _row(check: int, figure: str, claim: str, holds: bool | None, margin: float, detail: str, profile: str) -> dict[str, Any]:
+def verdict_row(check: int | str, figure: str, claim: str, holds: bool | None, margin: float | None, detail: str,
+                profile: str = LIVE) -> dict[str, Any]:
+    """One verdict in the record format of :data:`COLUMNS`, shared by every paper's checks:
+    ``holds`` as a bool or None (undecided), a missing or infinite ``margin`` as NaN."""
     return {
         "check": check, "figure": figure, "claim": claim,
         "holds": None if holds is None else bool(holds),
@@ -85,8 +88,8 @@ def check1(workload: Any = None) -> dict[str, Any]:
     holds = first[:1] == ["J1"] and err <= EXACT
     detail = (f"Max Benefit ran {' then '.join(first)} for a weighted staleness of {mb.total_weighted_staleness:.12g} "
               f"(J2 first: {other.total_weighted_staleness:.12g}); largest error against 80 / 85 is {err:.2g}.")
-    return _row(1, "Sec. 4.2 (Fig. 3)", "Max Benefit picks J1; the weighted staleness on [0, 5] is exactly 80 with J1 "
-                "first and 85 with J2 first (to 1e-9).", holds, EXACT - err, detail, LIVE)
+    return verdict_row(1, "Sec. 4.2 (Fig. 3)", "Max Benefit picks J1; the weighted staleness on [0, 5] is exactly 80 with J1 "
+                       "first and 85 with J2 first (to 1e-9).", holds, EXACT - err, detail, LIVE)
 
 
 def lookahead_workload() -> Any:
@@ -122,8 +125,8 @@ def check2() -> dict[str, Any]:
     holds = err <= EXACT and d.table == 1 and d.S == (1,) and la == ["J2"] and mb == ["J1"]
     detail = (f"decide() gave B = {_fmt(d.B)} for S = {{{', '.join(f'J{m + 1}' for m in d.S)}}} and picked J{d.table + 1}; "
               f"in the engine at t = 49 Lookahead started {la} and Max Benefit {mb}.")
-    return _row(2, "Sec. 4.3", "Lookahead computes B[{J2}] = 101 and dispatches J2 while plain Max Benefit dispatches J1.",
-                holds, EXACT - err, detail, LIVE)
+    return verdict_row(2, "Sec. 4.3", "Lookahead computes B[{J2}] = 101 and dispatches J2 while plain Max Benefit dispatches J1.",
+                       holds, EXACT - err, detail, LIVE)
 
 
 def _fig2_table(**extra: Any) -> dict[str, Any]:
@@ -160,8 +163,8 @@ def check3() -> dict[str, Any]:
               max(abs(a - b) for a, b in zip(v1, v3)), abs(a1 - a3))
     detail = (f"S at 5-, 5, 9, 11-, 11 = {', '.join(f'{x:g}' for x in v3)}; integral {a3:.12g}; the one-batch variant "
               f"gives {', '.join(f'{x:g}' for x in v1)} and {a1:.12g} (largest deviation {err:.2g}).")
-    return _row(3, "Sec. 4.1 (Fig. 2)", "The staleness trace of the example has integral 42.5 on [0, 11], and replacing "
-                "batches 2 and 3 by one batch leaves the curve unchanged.", err <= EXACT, EXACT - err, detail, LIVE)
+    return verdict_row(3, "Sec. 4.1 (Fig. 2)", "The staleness trace of the example has integral 42.5 on [0, 11], and replacing "
+                       "batches 2 and 3 by one batch leaves the curve unchanged.", err <= EXACT, EXACT - err, detail, LIVE)
 
 
 def check4() -> dict[str, Any]:
@@ -177,8 +180,8 @@ def check4() -> dict[str, Any]:
     shown = " / ".join("{" + ", ".join(names[i] for i in t) + "}" for t in packing.tracks)
     detail = (f"packing {shown} with U = {', '.join(f'{u:g}' for u in packing.utilization)}; promotable pairs "
               f"{sorted((names[i], r) for i, r in promo)}.")
-    return _row(4, "Sec. 4.4", "EDF packing gives {J1, J2} (U 0.5) and {J3, J4} (U 0.375); the only promotable pair "
-                "is J4 to track 0 (the paper's track 1).", holds, EXACT - u_err, detail, LIVE)
+    return verdict_row(4, "Sec. 4.4", "EDF packing gives {J1, J2} (U 0.5) and {J3, J4} (U 0.375); the only promotable pair "
+                       "is J4 to track 0 (the paper's track 1).", holds, EXACT - u_err, detail, LIVE)
 
 
 def check5() -> dict[str, Any]:
@@ -202,9 +205,9 @@ def check5() -> dict[str, Any]:
     detail = (f"clusters {[sorted(g) for g in groups]} (table positions), U_tot = {full.total_utilization:g}, "
               f"M = {Fraction(full.M).limit_denominator(1000)}; short cluster on tracks {sorted(short)}, long on "
               f"{sorted(long_)}; basic M = {Fraction(basic.M).limit_denominator(1000)}, free tracks {list(basic.free)}.")
-    return _row(5, "Sec. 4.5", "Proportional with k = 2 forms {J1, J2} and {J3, J4}, U_tot = 0.875; 'all' gives "
-                "M = 16/7, the short cluster homed on 2 tracks and the long one on 1 shared track; 'basic' leaves "
-                "track 1 free.", holds, EXACT - max(m_err, u_err), detail, LIVE)
+    return verdict_row(5, "Sec. 4.5", "Proportional with k = 2 forms {J1, J2} and {J3, J4}, U_tot = 0.875; 'all' gives "
+                       "M = 16/7, the short cluster homed on 2 tracks and the long one on 1 shared track; 'basic' leaves "
+                       "track 1 free.", holds, EXACT - max(m_err, u_err), detail, LIVE)
 
 
 def check6(instances: int = 200, seed: int = 2012) -> dict[str, Any]:
@@ -232,9 +235,9 @@ def check6(instances: int = 200, seed: int = 2012) -> dict[str, Any]:
     tol = 1e-12
     detail = (f"{instances} random instances of 2-6 jobs, every order tried: Max Benefit's weighted staleness exceeds "
               f"the best order's by at most a relative {worst_gap:.2g}.")
-    return _row(6, "Fact 3.5 (Smith's rule)", "On static single-track instances Max Benefit's order attains the minimum "
-                "weighted staleness over all permutations (n <= 6, exhaustive).", worst_gap <= tol, tol - worst_gap,
-                detail, LIVE)
+    return verdict_row(6, "Fact 3.5 (Smith's rule)", "On static single-track instances Max Benefit's order attains the minimum "
+                       "weighted staleness over all permutations (n <= 6, exhaustive).", worst_gap <= tol, tol - worst_gap,
+                       detail, LIVE)
 
 
 def worked_examples() -> pd.DataFrame:
@@ -501,12 +504,12 @@ def sweep_check(number: int, frame: pd.DataFrame | None, profile: str) -> dict[s
     fig, measure = SWEEP_CHECKS[number]
     label = FIGURE_LABEL[fig] + (" workload" if number == 15 else "")
     if frame is None:
-        return _row(number, label, CLAIMS[number], None, math.nan, f"not computable: the {fig} sweep was not run", profile)
+        return verdict_row(number, label, CLAIMS[number], None, math.nan, f"not computable: the {fig} sweep was not run", profile)
     try:
         m = measure(frame)
     except NotComputable as why:
-        return _row(number, label, CLAIMS[number], None, math.nan, f"not computable: {why}", profile)
-    return _row(number, label, CLAIMS[number], m.holds, m.margin, m.detail + overload_note(frame), profile)
+        return verdict_row(number, label, CLAIMS[number], None, math.nan, f"not computable: {why}", profile)
+    return verdict_row(number, label, CLAIMS[number], m.holds, m.margin, m.detail + overload_note(frame), profile)
 
 
 def overload_note(frame: pd.DataFrame) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from staleness_lab.experiments.golab_checks import COLUMNS, LIVE
+from staleness_lab.experiments.golab_checks import COLUMNS, LIVE, verdict_row as _row
 from staleness_lab.experiments.intermittent import random_single_query, single_query
 from staleness_lab.intermittent import AggCost, QuerySet, load_queryset
 from staleness_lab.intermittent.deadlines import a5_deadlines, c7, with_deadlines
@@ -37,13 +37,6 @@ from staleness_lab.intermittent.single import algorithm1, exact
 F = Fraction
 E5_FILE = "data/intermittent/e5.yaml"
 SYNTHETIC_NOTE = " (synthetic costs: the paper publishes no cost curves)"
-
-
-def _row(check: str, figure: str, claim: str, holds: bool | None, margin: float, detail: str,
-         profile: str = LIVE) -> dict[str, Any]:
-    return {"check": check, "figure": figure, "claim": claim, "holds": None if holds is None else bool(holds),
-            "margin": float(margin) if margin is not None and np.isfinite(margin) else math.nan,
-            "detail": detail, "profile": profile}
 
 
 def _triples(plan: Any) -> list[tuple[Fraction, Fraction, int]]:

@@ -13,22 +13,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from staleness_lab.experiments.golab_checks import verdict_row as _row
 from staleness_lab.experiments.intermittent_checks import summary_line as base_summary_line
 
 #: Table 2's file-based single-batch costs (seconds, the paper's scale).
 PAPER_TABLE2 = {"CQ1": 17.86, "CQ2": 18.85, "CQ3": 32.0, "CQ4": 32.5}
 #: The multi-query claim: streaming over CQS LLF at δRSF = 50 %.
 PAPER_MULTI = {"default": 60.0, "10min": 12.0}
-
-
-def _row(check: str, figure: str, claim: str, holds: bool | None, margin: float, detail: str,
-         profile: str) -> dict[str, Any]:
-    return {"check": check, "figure": figure, "claim": claim, "holds": None if holds is None else bool(holds),
-            "margin": float(margin) if margin is not None and np.isfinite(margin) else math.nan,
-            "detail": detail, "profile": profile}
 
 
 def fit_table(docs: dict[str, dict[str, Any]]) -> pd.DataFrame:

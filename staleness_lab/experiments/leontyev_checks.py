@@ -38,7 +38,7 @@ import pandas as pd
 
 import staleness_lab as sl
 from staleness_lab.experiments import leontyev as lx
-from staleness_lab.experiments.golab_checks import COLUMNS, LIVE
+from staleness_lab.experiments.golab_checks import COLUMNS, LIVE, verdict_row as _row
 from staleness_lab.experiments.intermittent_checks import summary_line as shared_summary_line
 from staleness_lab.theory.records import REL_TOL
 
@@ -64,13 +64,6 @@ E4_JOBS = {
 }
 E4_MODES = [(10.0, "V1", "N", "R", "NR/ii"), (17.5, "V1", "R", "N", "RN"), (17.5, "V2", "N", "R", "NR/vii"),
             (24.5, "V2", "R", "N", "RN")]
-
-
-def _row(check: str, figure: str, claim: str, holds: bool | None, margin: float | None, detail: str,
-         profile: str) -> dict[str, Any]:
-    return {"check": check, "figure": figure, "claim": claim, "holds": None if holds is None else bool(holds),
-            "margin": float(margin) if margin is not None and np.isfinite(margin) else math.nan,
-            "detail": detail, "profile": profile}
 
 
 def _times(values: Mapping[int, float]) -> str:

@@ -23,10 +23,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from staleness_lab.experiments.golab_checks import COLUMNS
+from staleness_lab.experiments.golab_checks import COLUMNS, verdict_row as _row
 from staleness_lab.experiments.olston import WEEK_H, WORKFLOWS, load
 from staleness_lab.viz.figures import t_quantile_975
 
@@ -54,13 +53,6 @@ LAYOUT = {
     "table6": ("scheduler", ("dp", "greedy", "random"), (("dp",), ("random",), ("greedy",))),
 }
 PAPER = {"table5": PAPER_TABLE5, "table6": PAPER_TABLE6}
-
-
-def _row(check: str, figure: str, claim: str, holds: bool | None, margin: float, detail: str,
-         profile: str) -> dict[str, Any]:
-    return {"check": check, "figure": figure, "claim": claim, "holds": None if holds is None else bool(holds),
-            "margin": float(margin) if margin is not None and np.isfinite(margin) else math.nan,
-            "detail": detail, "profile": profile}
 
 
 def _half_width(values: pd.Series) -> float:
