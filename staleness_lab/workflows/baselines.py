@@ -35,14 +35,14 @@ def candidates(scheduler: Scheduler, ready: Prepared, heads: Mapping[str, Proven
     (the block it makes that qualified it, its plan). ``retired``: blocks made earlier that the
     store no longer lists (old under (a), or parts of a chain)."""
     ctx, live = ready.ctx, ready.live
-    known = set(ready.actual) | set(live) | set(retired)
+    known = set(ready.actual) | set(live)
     pool = Pool()
     seen: set[Invocation] = set()
     steps: list[tuple[Block, frozenset[Invocation]]] = []
     for b in live:
         pool.add(b)
         for out, inv in ready.gen(b, pool):
-            if inv in seen or out in known or ready.old(out) or not ctx.candidate_ok(out):
+            if inv in seen or out in known or out in retired or ready.old(out) or not ctx.candidate_ok(out):
                 continue
             accepts = scheduler.accepts.get(out.channel)
             if accepts is not None and (out.kind not in accepts or not monotonic(heads[out.channel], out)):

@@ -70,14 +70,6 @@ def old_rule(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> Callabl
     return old
 
 
-def prune_old(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> list[Block]:
-    """Heuristic (a): drop live blocks whose target precedes a live base at or before the
-    frontier of their channel."""
-    blocks = list(live)
-    old = old_rule(blocks, frontier)
-    return [b for b in blocks if not old(b)]
-
-
 def compulsory_chains(
     live: Iterable[Block], frontier: Mapping[str, Frontier]
 ) -> dict[Block, frozenset[Invocation]]:

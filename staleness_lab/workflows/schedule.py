@@ -109,11 +109,18 @@ class Scheduler:
         live blocks after heuristics (a) and (b) with their zero-cost plans, the generator."""
         ctx = self.context(t + EPSILON, heads, arrivals)
         actual = list(blocks)
-        front = frontiers(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
-        old = old_rule(actual, front) if self.options.prune_old else _never
-        live_blocks = [b for b in actual if not old(b)]
-        live = compulsory_chains(live_blocks, front) if self.options.chains else {b: frozenset() for b in live_blocks}
+        live, old = self.live(actual, last_targets)
         return Prepared(ctx, actual, live, self.generator(ctx), old)
+
+    def live(self, blocks: Sequence[Block], last_targets: Mapping[str, Provenance]) -> tuple[
+            dict[Block, frozenset[Invocation]], Callable[[Block], bool]]:
+        """Heuristics (a) and (b) as the options have them: the live blocks, each with the
+        zero-cost plan that makes it (a chain's invocations, empty for a block of ``blocks``),
+        and (a)'s rule (never true with (a) off)."""
+        front = frontiers(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
+        old = old_rule(blocks, front) if self.options.prune_old else _never
+        kept = [b for b in blocks if not old(b)]
+        return (compulsory_chains(kept, front) if self.options.chains else {b: frozenset() for b in kept}), old
 
     def generator(self, ctx: PlanContext) -> BlockGen:
         """``blockGen`` under the checks ``ctx``; converters cost at the workflow's cost model."""

@@ -78,7 +78,6 @@ from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, Pool
 from staleness_lab.workflows.context import EPSILON, Options, PlanContext
 from staleness_lab.workflows.elements import StalenessBound
-from staleness_lab.workflows.heuristics import compulsory_chains, frontiers, prune_old
 from staleness_lab.workflows.inputs import input_arrivals
 from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.planner import monotonic
@@ -381,16 +380,12 @@ class _Loop:
         if not (options.prune_old or options.chains):
             return
         before = self.store
-        front = frontiers(self.last_targets, self.scheduler.projections, self.scheduler.widths)
-        blocks = prune_old(before.values(), front) if options.prune_old else list(before.values())
-        if not options.chains:
-            self.store = {b: b for b in blocks}
-        else:
-            self.store = {}
-            for b, parts in compulsory_chains(blocks, front).items():
-                if parts and b not in self.store:
-                    self._add(b, at, None, source="chain")
-                self.store[b] = b
+        live, _ = self.scheduler.live(list(before.values()), self.last_targets)
+        self.store = {}
+        for b, parts in live.items():
+            if parts and b not in self.store:
+                self._add(b, at, None, source="chain")
+            self.store[b] = b
         self.retired.update(b for b in before if b not in self.store)
 
     # -- scheduling ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
-from staleness_lab.workflows.heuristics import compulsory_chains, frontiers, overkill_rule, prune_old
+from staleness_lab.workflows.heuristics import compulsory_chains, frontiers, old_rule, overkill_rule
 from staleness_lab.workflows.planner import _below, _his, _keep_maximal
 from staleness_lab.workflows.provenance import precedes, prov
 
@@ -55,13 +55,14 @@ def test_frontier_projects_upstream_and_takes_the_minimum() -> None:
 
 def test_prune_old_drops_blocks_before_the_latest_base_at_the_frontier() -> None:
     blocks = digests(Block("digests", BASE, prov(59)), Block("digests", BASE, prov(86)))
-    kept = prune_old(blocks, {"digests": (65.0,)})
+    old = old_rule(blocks, {"digests": (65.0,)})
+    kept = [b for b in blocks if not old(b)]
     assert Block("digests", BASE, prov(15)) not in kept
     assert Block("digests", DELTA, prov(32), prov(15)) not in kept  # its target precedes B(59)
     assert Block("digests", DELTA, prov(59), prov(32)) in kept  # target equal, not before (strict)
     assert Block("digests", DELTA, prov(65), prov(59)) in kept
     assert Block("digests", BASE, prov(86)) in kept  # after the frontier: not an anchor
-    assert prune_old(blocks, {}) == blocks
+    assert not any(old_rule(blocks, {})(b) for b in blocks)
 
 
 def test_overkill_prunes_what_an_actual_block_already_satisfies() -> None:
