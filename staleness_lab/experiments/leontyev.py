@@ -42,10 +42,10 @@ from staleness_lab.model import Table, Workload
 from staleness_lab.model.workload import MAX_SEED, PROVISIONING
 from staleness_lab.sim.trace import Trace
 from staleness_lab.sweeps.registry import Param, check_choice, experiment
-from staleness_lab.theory.leontyev.bounds import bounds_table
+from staleness_lab.theory.leontyev.table import bounds_table
 from staleness_lab.theory.leontyev.checks import Step, observe
 from staleness_lab.theory.leontyev.tasks import SCHEDULERS
-from staleness_lab.theory.leontyev.workloads import first_arrival, from_workload
+from staleness_lab.theory.leontyev.workloads import first_arrival
 from staleness_lab.theory.records import within
 
 PROFILES = ("quick", "standard", "full")
@@ -206,7 +206,7 @@ def fig9_rows(workload: Workload, trace: Trace) -> pd.DataFrame:
     * ``max_staleness`` sup_t S(V_k, t) over [0, horizon] and ``staleness_ratio`` = it / A(V_k).
     """
     names = [t.name for t in workload.tables]
-    bounds = bounds_table(from_workload(workload, "aus"), "aus")
+    bounds = bounds_table(workload, "aus")
     run = observe(trace)  # TE recorded (AUS) or rebuilt from the files (PRP)
     fresh, edges = run.F, run.TE
     modes = trace.frames.get("modes")

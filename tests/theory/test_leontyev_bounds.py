@@ -7,16 +7,18 @@ from __future__ import annotations
 import math
 from fractions import Fraction as Fr
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.errors import InputError
-from staleness_lab.theory.leontyev.bounds import (ADMIT_TOL, admissible, arbitrate, bounds_table, eq6_lhs,
+from staleness_lab.theory.leontyev.bounds import (ADMIT_TOL, admissible, arbitrate, eq6_lhs,
                                                   preconditions, recovery_thresholds, recovery_time,
                                                   recovery_time_bound, response_time_bounds,
                                                   rule_a_recovery_periods, rule_b_recovery_periods, staleness_bounds,
                                                   tardiness_bounds, tardiness_terms, total_share)
+from staleness_lab.theory.leontyev.table import bounds_table
 from staleness_lab.theory.leontyev.tasks import (Task, TaskSet, backlog, default_budget, max_update_length,
                                                  trailing_edge_base, trailing_edge_derived, update_length_base,
                                                  update_length_derived)
@@ -471,3 +473,17 @@ def test_preconditions_report_utilization() -> None:
     assert met == {"task-utilization": True, "utilization": False}
     assert all(p.met for p in preconditions(over.with_m(2)))
     assert tardiness_bounds(over, "gedf-np") == (3, 3)  # still finite: Theorem 1's premise is the checks' business
+
+
+def test_bounds_table_of_a_workload_is_its_task_sets() -> None:
+    """``bounds_table(workload, policy)`` as the issue writes it: the workload is mapped to its
+    task set (budgets provisioned, recovery periods by the rule asked for), then tabled."""
+    from staleness_lab.experiments.leontyev import fig9_workload
+    from staleness_lab.theory.leontyev.workloads import from_workload
+
+    workload = fig9_workload(0, "worst", "synchronous")
+    for scheduler, rule in [("aus", "single"), ("aus", "all"), ("gedf-np", "single")]:
+        direct = bounds_table(workload, scheduler, lam=5000, recovery_rule=rule)
+        mapped = bounds_table(from_workload(workload, scheduler, recovery_rule=rule), scheduler, lam=5000)
+        pd.testing.assert_frame_equal(direct, mapped)
+    assert not bounds_table(workload, "aus", recovery_rule="all").equals(bounds_table(workload, "aus"))

@@ -2,7 +2,7 @@
 
 Digest ``specs/leontyev-aus.md`` Sec. 3 (its Corrections override its body); paper sections in
 brackets. All arithmetic is exact (:class:`~fractions.Fraction`, see :mod:`.tasks`); results are
-Fractions, and :func:`bounds_table` converts them to floats.
+Fractions (:mod:`.table` converts them to floats).
 
 * Theorem 1 [Sec. IV] tardiness bound Y_i (:func:`tardiness_bounds`, terms in
   :func:`tardiness_terms`), digest Sec. 3.1 [P/R];
@@ -15,8 +15,9 @@ Fractions, and :func:`bounds_table` converts them to floats.
 * eq. 7 (Rule A) and the "all at once" rule (Rule B) [Sec. III] for recovery periods
   (:func:`rule_a_recovery_periods`, :func:`rule_b_recovery_periods`), digest Sec. 2.6 [R];
 * eq. 6 [Sec. III, rules RN/NR] the capacity condition (:func:`total_share`, :func:`eq6_lhs`,
-  :func:`admissible`) and OPT's arbitration (:func:`arbitrate`), digest Sec. 2.4 [P/R/D];
-* :func:`bounds_table`, one tidy row per task.
+  :func:`admissible`) and OPT's arbitration (:func:`arbitrate`), digest Sec. 2.4 [P/R/D].
+
+One tidy row per task of all of them: :func:`staleness_lab.theory.leontyev.table.bounds_table`.
 
 Functions whose formula would divide by zero or turn negative outside a precondition raise
 :class:`~staleness_lab.errors.InputError` naming the field; the theorems' other preconditions (U_sum
@@ -25,15 +26,13 @@ Functions whose formula would divide by zero or turn negative outside a precondi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable
 
-import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.theory.leontyev.tasks import Number, TaskSet, check_scheduler, exact, show
+from staleness_lab.theory.leontyev.tasks import Number, TaskSet, exact, show
 from staleness_lab.theory.records import Precondition
 
 #: Absolute tolerance of the eq.-6 comparison ``share <= m + ADMIT_TOL`` (digest Sec. 2.4 [D] and
@@ -300,35 +299,3 @@ def preconditions(ts: TaskSet) -> tuple[Precondition, ...]:
     ok = ts.U_sum <= ts.m
     total = Precondition("utilization", ok, f"U_sum = {show(ts.U_sum)} {'<=' if ok else '>'} m = {ts.m}")
     return (u_ok, total)
-
-
-def bounds_table(ts: TaskSet, scheduler: str, lam: Number | None = None) -> pd.DataFrame:
-    """One row per task: ``task`` (0-based index), ``name`` (given, else the paper's ``T{k+1}``),
-    ``kind`` (base/derived), ``e``, ``p``, ``p_r``, ``u``, ``W``, ``Y``, ``theta``, ``A``,
-    ``delta_f`` (the effective AUS threshold; NaN under gedf-np, which has no modes), ``x`` (Theorem 4
-    at ``lam``; only when ``lam`` is given, NaN where the theorem does not apply: gedf-np, derived
-    tables, p^[r] = p) and ``scheduler``. Values are floats of the exact results.
-    """
-    scheduler = check_scheduler(scheduler)
-    if lam is not None and exact(lam, "lambda") < 0:
-        raise InputError("lambda", f"the outage length must be >= 0, got {show(exact(lam, 'lambda'))}")
-    w = ts.W(scheduler)
-    y = tardiness_bounds(ts, scheduler)
-    theta = response_time_bounds(ts, scheduler)
-    a = staleness_bounds(ts, scheduler)
-    thresholds = recovery_thresholds(ts) if scheduler == "aus" else None
-    rows = []
-    for k, t in enumerate(ts.tasks):
-        row = {
-            "task": k, "name": ts.name_of(k), "kind": "base" if t.is_base else "derived",
-            "e": float(t.e), "p": float(t.p), "p_r": float(t.p_r), "u": float(ts.u[k]),  # type: ignore[arg-type]
-            "W": float(w[k]), "Y": float(y[k]), "theta": float(theta[k]), "A": float(a[k]),
-            "delta_f": math.nan if thresholds is None else float(thresholds[k]),
-        }
-        if lam is not None:
-            applies = scheduler == "aus" and t.is_base and t.p_r < t.p  # type: ignore[operator]
-            row["lam"] = float(exact(lam, "lambda"))
-            row["x"] = float(recovery_time(theta[k], t.p, t.p_r, lam, t.J)) if applies else math.nan  # type: ignore[arg-type]
-        row["scheduler"] = scheduler
-        rows.append(row)
-    return pd.DataFrame(rows)
