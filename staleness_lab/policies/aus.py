@@ -25,7 +25,8 @@ At one instant t (after the engine's completions, timers and arrivals, Sec. 2.2'
    moves); releases for a pending job wait for its completion (A8); executing -> decided at its
    completion f: (v) d <= t_c: r = t_c, (vi) f >= d: r = d, (vii) else r = f(1 - p^[r]/p) +
    r_j p^[r]/p + p^[r] (with f, not t_c: A10). Every rule-derived release still needs a
-   non-fresh table (A9).
+   non-fresh table (A9): a table fresh when its pending or executing job completes takes rule
+   RN instead (step 1), and the mode log still names the rule (ii), (iii) or (v)-(vii).
 
 Per instant AUS looks only at the tables an arrival or completion touched, the tasks due to
 switch and, when some table is eligible, the eligible set. Eq. 6 is summed in exact fractions.
@@ -150,14 +151,7 @@ class _AusRun:
         job = view.last_job(i)
         t_c = self.executing_at.pop(i, None)
         r_star = self.deferred.pop(i, None)
-        if self.mode[i] == RECOVERY and view.fresh(i):
-            t_sw = max(now, job.deadline)
-            view.plan_release(i, first_nonfresh_from=t_sw)
-            self.rn_at[i] = t_sw
-            if t_sw > now:
-                view.wake_at(t_sw)
-            return
-        if t_c is not None:
+        if t_c is not None:  # admitted at t_c while this job executed: its rule is decided now, at f
             f, d, p, p_r = now, job.deadline, self.p[i], self.p_r[i]
             if d <= t_c:
                 r_star, rule = t_c, "v"
@@ -165,7 +159,14 @@ class _AusRun:
                 r_star, rule = d, "vi"
             else:
                 r_star, rule = f * (1 - p_r / p) + job.release * p_r / p + p_r, "vii"
-            self._note_rule(i, rule)
+            self._note_rule(i, rule)  # named even when RN below takes precedence, as (ii)/(iii) are
+        if self.mode[i] == RECOVERY and view.fresh(i):  # rule RN before any rule's r* (Sec. 2.1, A9)
+            t_sw = max(now, job.deadline)
+            view.plan_release(i, first_nonfresh_from=t_sw)
+            self.rn_at[i] = t_sw
+            if t_sw > now:
+                view.wake_at(t_sw)
+            return
         if r_star is not None:
             view.plan_release(i, at=r_star)
 
@@ -215,7 +216,9 @@ class _AusRun:
 
     def annotations(self) -> dict[str, pd.DataFrame]:
         """The mode log, tidy: time, table, mode_from, mode_to, rule (``RN``, or ``NR/<rule>``
-        naming the reweighting rule (i)-(vii) that placed the first recovery release), and the
+        naming the reweighting rule (i)-(vii) of Sec. 2.5 whose case the switch falls under; a
+        table fresh when the job pending or executing at the switch completes releases by rule
+        RN instead of the rule's r* (Sec. 2.1 step 2, A9), and keeps the rule's name), and the
         total share sum_k e_k/p(T_k, t) after the switch (eq. 6's left side)."""
         names = [t.name for t in self.w.tables]
         share, rows = sum(self.u, Fraction(0)), []
