@@ -11,10 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from staleness_lab.errors import InputError
+from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.model import Table, Workload
 from staleness_lab.policies.registry import get_policy
 from staleness_lab.sim.engine import run
+from staleness_lab.theory.leontyev.workloads import from_workload
+from leontyev_strategies import leontyev_workloads
 from sporadic_policies import FixedPriority
 
 
@@ -105,38 +107,100 @@ def periodic_workloads(draw):
                     variability=draw(st.sampled_from([None, 0.2])), seed=draw(st.integers(0, 5)))
 
 
-@settings(max_examples=60, deadline=None)
-@given(periodic_workloads())
-def test_eq4_invariants(w):
-    """The digest's check 9 on GEDF-NP traces: d = r + p_k; consecutive releases at least p_k apart
-    (no mode changes); every job starts with work and after its release; base jobs load exactly
-    one file; F and TE never decrease; F <= TE <= t; the same workload gives the same trace."""
-    trace = gedf(w)
+def eq4_cases():
+    """(workload, policy, recovery_rule): plain periodic feeds (any load, so backlogs and
+    retroactive releases) under GEDF-NP, and Leontyev workloads whose feeds are also jittered,
+    outaged or replayed (compiled into (arrival, timestamp) files) under GEDF-NP and AUS (Rule A
+    or B recovery periods)."""
+    plain = periodic_workloads().map(lambda w: (w, "gedf-np", None))
+    runs = st.sampled_from([("gedf-np", None), ("aus", "single"), ("aus", "all")])
+    leontyev = st.tuples(leontyev_workloads(replayed=True), runs).map(lambda c: (c[0], *c[1]))
+    return st.one_of(plain, leontyev)
+
+
+def simulate(w: Workload, policy: str, rule: str | None):
+    return run(w, get_policy(policy, **({"recovery_rule": rule} if rule else {})), policy)
+
+
+def step_at(times: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A right-continuous step function (``values`` from ``times`` on) read at ``at``."""
+    return values[np.searchsorted(times, at, side="right") - 1]
+
+
+def base_work(w: Workload, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The files of base table ``k`` that are work, in arrival order: those whose timestamp is
+    beyond every earlier one (and F(0)); their arrivals and timestamps."""
+    table, files = w.tables[k], w.files[k]
+    if files is None:  # plain periodic: phase + j p, j >= 1, as the engine computes them
+        arrivals = table.phase + np.arange(1, int(w.horizon // table.period) + 2, dtype=float) * table.period
+        stamps = arrivals
+    else:
+        log = np.array(files, dtype=float).reshape(-1, 2)
+        arrivals, stamps = log[:, 0], log[:, 1]
+    edge = np.maximum.accumulate(np.concatenate([[table.initial_freshness], stamps]))
+    new = stamps > edge[:-1]
+    return arrivals[new], stamps[new]
+
+
+@settings(max_examples=80, deadline=None)
+@given(eq4_cases())
+def test_eq4_invariants(case):
+    """The digest's check 9 under GEDF-NP and AUS: d = r + p(T_k, r) with the period in force at r
+    (AUS's mode log); without a mode change of T_k in [r_j, r_{j+1}] consecutive releases are at
+    least p(T_k, r_j) apart (r_{j+1} >= d_j); every job starts after its release, with work (TE > F
+    at its start) and after the previous one finished; it loads from F at its start, so F never
+    decreases; a base job loads exactly one file, the oldest pending (the next timestamp of its
+    feed, arrived by the start); a derived job at most p_k; TE never decreases and F <= TE <= t;
+    the same workload gives the same trace."""
+    w, policy, rule = case
+    try:
+        trace = simulate(w, policy, rule)
+    except Infeasible:  # AUS refuses U_sum > m (never drawn: the Leontyev workloads keep U_sum < m)
+        raise AssertionError(f"AUS infeasible on a Leontyev workload: {w.to_dict()}") from None
     periods = dict(zip((t.name for t in w.tables), w.periods))
-    jobs = trace.jobs
-    for name, group in jobs.groupby("table", sort=False):
-        p = periods[name]
-        table = w.table(name)
-        assert np.array_equal(group["deadline"].to_numpy(), group["release"].to_numpy() + p)
-        release, deadline = group["release"].to_numpy(), group["deadline"].to_numpy()
-        assert (release[1:] >= deadline[:-1]).all()  # r_{j+1} >= d_j = r_j + p_k
-        assert (group["start"] >= group["release"]).all() and (group["data_to"] > group["data_from"]).all()
-        assert (group["start"].to_numpy()[1:] >= group["finish"].to_numpy()[:-1]).all()  # one job at a time
-        if table.is_base:  # one file each: consecutive arrival times phase + k p
-            k = (group["data_to"].to_numpy() - table.phase) / p
-            assert np.allclose(k, np.round(k)) and np.allclose(np.diff(k), 1.0)
-        else:
-            assert (group["data_to"] - group["data_from"] <= p + 1e-12).all()
-    edge = trace.frames["trailing_edge"]
-    fresh = trace.freshness
-    for name in periods:
+    recovery = dict(zip(periods, (float(p) for p in from_workload(w, "aus", recovery_rule=rule).p_r))) if rule else {}
+    modes = trace.frames.get("modes")
+    edge, fresh = trace.frames["trailing_edge"], trace.freshness
+    assert (modes is not None) == (policy == "aus")
+    for k, name in enumerate(periods):
+        p, table = periods[name], w.tables[k]
+        switches = np.array([]) if modes is None else modes[modes["table"] == name]["time"].to_numpy()
         te = edge[edge["table"] == name]
-        assert (np.diff(te["trailing_edge"].to_numpy()) > 0).all() and (te["trailing_edge"] <= te["time"] + 1e-12).all()
+        te_t, te_v = te["time"].to_numpy(), te["trailing_edge"].to_numpy()
         f = fresh[fresh["table"] == name]
-        at = np.searchsorted(te["time"].to_numpy(), f["time"].to_numpy(), side="right") - 1
-        assert (f["freshness"].to_numpy() <= te["trailing_edge"].to_numpy()[at]).all()
-    again = gedf(w)
+        f_t, f_v = f["time"].to_numpy(), f["freshness"].to_numpy()
+        # TE and F: non-decreasing step functions with F <= TE <= t
+        assert te_t[0] == 0.0 and (np.diff(te_t) > 0).all() and (np.diff(te_v) > 0).all(), te
+        assert (te_v <= te_t).all(), te
+        assert (np.diff(f_t) >= 0).all() and (np.diff(f_v) >= 0).all(), f
+        assert (f_v <= step_at(te_t, te_v, f_t)).all() and (f_v <= f_t).all(), (f, te)
+        group = trace.jobs[trace.jobs["table"] == name]
+        if group.empty:
+            continue
+        release, deadline = group["release"].to_numpy(), group["deadline"].to_numpy()
+        start, finish = group["start"].to_numpy(), group["finish"].to_numpy()
+        lo, hi = group["data_from"].to_numpy(), group["data_to"].to_numpy()
+        # eq. 3 with the period in force at r (a switch at t is in force at t)
+        in_recovery = np.searchsorted(switches, release, side="right") % 2 == 1
+        assert np.array_equal(deadline, release + np.where(in_recovery, recovery.get(name, p), p)), group
+        # eq. 4: r_{j+1} >= d_j unless T_k switched mode in [r_j, r_{j+1}]
+        switched = np.searchsorted(switches, release[1:], side="right") > np.searchsorted(switches, release[:-1])
+        assert ((release[1:] >= deadline[:-1]) | switched).all(), (group, switches)
+        assert (release[1:] > release[:-1]).all(), group
+        # each job: after its release and its predecessor, from F at its start, with work (TE > F)
+        assert (start >= release).all() and (start[1:] >= finish[:-1]).all(), group
+        assert lo[0] == table.initial_freshness and np.array_equal(lo[1:], hi[:-1]), group
+        assert (hi > lo).all() and (hi <= step_at(te_t, te_v, start)).all(), (group, te)
+        if table.is_base:  # exactly one file each: the next file that is work, arrived by the start
+            arrivals, stamps = base_work(w, k)
+            assert len(hi) <= len(stamps) and np.array_equal(hi, stamps[:len(hi)]), (group, stamps)
+            assert (arrivals[:len(hi)] <= start).all(), (group, arrivals)
+        else:
+            assert (hi - lo <= p + 1e-12).all(), group
+    again = simulate(w, policy, rule)
     pd.testing.assert_frame_equal(trace.jobs, again.jobs, check_exact=True)
+    for frame in trace.frames:
+        pd.testing.assert_frame_equal(trace.frames[frame], again.frames[frame], check_exact=True)
     assert trace.staleness_area == again.staleness_area and not any(math.isnan(a) for a in trace.staleness_area)
 
 

@@ -28,6 +28,7 @@ from staleness_lab.sim.trace import Trace
 from staleness_lab.theory.leontyev.checks import observe, trailing_edges
 from staleness_lab.theory.leontyev.suite import leontyev_records
 from staleness_lab.theory.records import CheckRecord
+from leontyev_strategies import leontyev_workloads
 
 CLI = Path(sys.executable).parent / "staleness-lab"
 RECORD_KEYS = {"claim", "theorem", "table", "bound", "observed", "preconditions_met", "holds", "preconditions", "terms",
@@ -119,47 +120,7 @@ def test_check_cli_json_on_e4(tmp_path: Path):
 
 
 # -- random workloads meeting the preconditions ----------------------------------------------------
-
-HORIZON = 80.0
-
-
-@st.composite
-def leontyev_workloads(draw, *, outages: bool = True, thresholds: bool = True) -> Workload:
-    """m in {1, 2, 3}, 2-6 periodic base tables (some with jitter, some with an outage) and
-    sometimes a derived table over 1-2 of them; U_sum <= 0.95 m by construction and worst-case
-    budgets (default ``provisioning``), so no job exceeds its e_k; random thresholds."""
-    m = draw(st.integers(1, 3))
-    n = draw(st.integers(2, 6))
-    derived = draw(st.booleans())
-    noisy = draw(st.booleans())
-    hi = 1.2 if noisy else 1.0
-    weights = draw(st.lists(st.floats(0.2, 1.0), min_size=n + derived, max_size=n + derived))
-    load = draw(st.floats(0.2, 0.95)) * m
-    u = [min(0.9, load * w / sum(weights)) for w in weights]
-    tables, periods = [], []
-    for k in range(n):
-        period = draw(st.sampled_from([2.0, 3.0, 4.0, 5.0, 6.0]))
-        phase = draw(st.sampled_from([0.0, 0.5, 1.0, 2.5]))
-        jitter, kappa = draw(st.sampled_from([(0.0, 0.0), (0.0, 0.0), (0.5, 0.0), (1.0, 0.5)]))
-        beta = draw(st.sampled_from([0.0, 0.02, 0.05]))
-        alpha = u[k] * period / hi - beta * max(phase + period, period + jitter + kappa)  # e_k = u_k p_k
-        if alpha < 0.01:
-            alpha, beta = u[k] * period / hi, 0.0
-        keys: dict = {"arrival_jitter": jitter, "timestamp_jitter": kappa}
-        if outages and draw(st.booleans()):
-            start = draw(st.floats(3.0, 45.0))
-            keys["outages"] = [[start, start + draw(st.floats(period + jitter + 0.5, 25.0))]]
-        if thresholds and draw(st.booleans()):
-            keys["recovery_threshold"] = draw(st.floats(0.5, 3.0)) * period
-        tables.append(Table(f"B{k}", alpha=alpha, beta=beta, period=period, phase=phase, **keys))
-        periods.append(period)
-    if derived:
-        sources = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=2, unique=True))
-        p = max(periods[i] for i in sources)
-        tables.append(Table("D", alpha=u[n] * p / hi, beta=0.0, sources=[f"B{i}" for i in sources]))
-    return Workload(tables=tuple(tables), tracks=m, horizon=HORIZON, seed=draw(st.integers(0, 5)),
-                    cost_noise=(0.8, 1.2) if noisy else None)
-
+# (the strategy, shared with the eq.-4 and Spark determinism tests: tests/leontyev_strategies.py)
 
 def outage_free(w: Workload, name: str) -> bool:
     return w.table(name).outages is None
@@ -202,6 +163,33 @@ def test_threshold_safety(w: Workload):
     """Acceptance check 8: with Delta F = A(V_k) and worst-case budgets, no table whose feed never
     breaks enters recovery (jitter within J and kappa keeps a feed healthy)."""
     assert sl.simulate(w, "aus").trace.frames["modes"].empty
+
+
+def leontyev_json(report: sl.CheckReport) -> list[str]:
+    """The Leontyev records of a report in their JSON form (NaN-safe, comparable)."""
+    return [json.dumps(r.to_dict(), sort_keys=True) for r in report.records if r.theorem.startswith("Leontyev")]
+
+
+@settings(max_examples=20, deadline=None)
+@given(leontyev_workloads(replayed=True), st.sampled_from([("aus", "single"), ("aus", "all"), ("gedf-np", None),
+                                                           ("prp", None)]), st.sampled_from([5.0, 30.0, 79.5]))
+def test_checks_ignore_warmup(w: Workload, run: tuple[str, str | None], warmup: float):
+    """Checks ignore warmup (checks.py: they cover [0, horizon] whatever the warmup): the same
+    workload checked with and without ``warmup`` gives the same Leontyev records, field for field,
+    although the warmup did reach the run (its staleness area starts later)."""
+    policy, rule = run
+    options = {"recovery_rule": rule} if rule else None
+    plain, warm = sl.check(w, policy, options=options), sl.check(w, policy, options=options, warmup=warmup)
+    assert warm.workload.warmup == warmup and plain.workload.warmup == 0
+    assert sum(warm.trace.staleness_area) < sum(plain.trace.staleness_area)
+    pd.testing.assert_frame_equal(warm.trace.jobs, plain.trace.jobs, check_exact=True)
+    assert leontyev_json(plain) and leontyev_json(warm) == leontyev_json(plain)
+
+
+def test_e4_checks_ignore_warmup():
+    """E4 (Examples 8-10) with warmup 10, inside the outage's aftermath: the same nine records."""
+    plain, warm = sl.check(e4_workload(), "aus"), sl.check(e4_workload(), "aus", warmup=10.0)
+    assert len(leontyev_json(plain)) == 9 and leontyev_json(warm) == leontyev_json(plain)
 
 
 # -- doctored traces: each claim fails -------------------------------------------------------------
