@@ -10,7 +10,8 @@ estimates of :mod:`staleness_lab.workflows.costs`; their channel checks are the 
 
 Variants (``L``, ``R`` the left and right inputs):
 
-* stateless, split: ``B(T) -> B(T)``, ``delta(T1>T2) -> delta(T1>T2)`` (one per output);
+* stateless, split: ``B(T) -> B(T)``, ``delta(T1>T2) -> delta(T1>T2)`` (one per output; a
+  stateless fn whose output channel declares a weak kind writes that kind from a delta);
 * join, union -- batch: ``B(T1); B(T2); cons(T1+T2) -> B(T1+T2)``; incremental (sync):
   ``B(T1), delta(T1>T2); B(T3), delta(T3>T4); cons both -> delta(T1+T3 > T2+T4)`` (one side's
   delta may be empty, not both; a union needs no bases [D]); join asynchronous left
@@ -184,7 +185,10 @@ class BlockGen:
             kind = b.kind
             cost, rows = (costs.count_batch if b.is_base else costs.distinct_incremental)(r, b.rows, sigma)
         else:
-            kind = b.kind
+            # a stateless fn on a channel declaring a weak kind emits it from a delta (links:
+            # each fetched source's link set upserted, digest §5 CS)
+            weak = self.weak.get(op.outputs[0]) if op.widget == "stateless" else None
+            kind = weak if weak is not None and not b.is_base else b.kind
             cost, rows = costs.stateless(r, b.rows, sigma)
         if not all(self.ctx.holds(o, kind) for o in op.outputs):
             return

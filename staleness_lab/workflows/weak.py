@@ -51,8 +51,10 @@ def _sorted(df: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------- upserts
 
 def chain_upserts(upserts: Iterable[pd.DataFrame], key: Key) -> pd.DataFrame:
-    """Chain of upsert δs: the last writer per key by ``_seq`` (§1 "Combining" [P]; the explicit
-    sequence: correction 8 [D]). A repeated (key, ``_seq``) is ambiguous and raises."""
+    """Chain of upsert δs: per key, the rows of its newest ``_seq`` (§1 "Combining" [P]; the
+    explicit sequence: correction 8 [D]). A key's record is the set of its rows at one
+    ``_seq`` (CrawlSelection's links: a source's link set), a tombstone deletes them all. One
+    (key, ``_seq``) in two of the chained upserts is ambiguous and raises."""
     upserts = list(upserts)
     if not upserts:
         raise ValueError("chain_upserts: no upserts (the columns are unknown)")
@@ -60,13 +62,27 @@ def chain_upserts(upserts: Iterable[pd.DataFrame], key: Key) -> pd.DataFrame:
     for u in upserts:
         if set(u.columns) != set(upserts[0].columns) or not {SEQ, TOMB} <= set(u.columns):
             raise ValueError(f"chain_upserts: columns {list(u.columns)} (need {SEQ}, {TOMB})")
+    if len(upserts) > 1:
+        versions = _concat([u[keys + [SEQ]].drop_duplicates() for u in upserts], upserts[0][keys + [SEQ]])
+        repeated = versions.duplicated(keep=False)
+        if repeated.any():
+            raise ValueError(f"chain_upserts: repeated (key, {SEQ}): "
+                             f"{versions.loc[repeated, keys + [SEQ]].drop_duplicates().to_dict('records')}")
     rows = _concat(upserts, upserts[0])
-    repeated = rows.duplicated(keys + [SEQ], keep=False)
-    if repeated.any():
-        raise ValueError(f"chain_upserts: repeated (key, {SEQ}): "
-                         f"{rows.loc[repeated, keys + [SEQ]].to_dict('records')}")
-    rows = rows.sort_values(keys + [SEQ], kind="stable")
-    return rows.drop_duplicates(keys, keep="last").reset_index(drop=True)
+    newest = rows.groupby(keys, dropna=False, sort=False)[SEQ].transform("max")
+    return _sorted(rows[(rows[SEQ] == newest).to_numpy()])
+
+
+def records_to_upsert(records: pd.DataFrame, seq: int) -> pd.DataFrame:
+    """Plain (or all-insert signed) rows as the upsert that makes them their keys' records at
+    ``seq``: the weak output of a stateless fn on a channel declaring ``delta_kind: upsert``
+    (digest §2 "Widgets" [P]: CrawlSelection's extract links upserts by source). A key the
+    rows do not mention keeps its records; deletions have no upsert form and raise."""
+    if SIGN in records.columns:
+        if (records[SIGN] < 0).any():
+            raise ValueError("records_to_upsert: a delta with deletions has no upsert form")
+        records = records.drop(columns=[SIGN])
+    return records.assign(**{TOMB: False, SEQ: np.int64(seq)}).reset_index(drop=True)
 
 
 def _latest(base: pd.DataFrame, upsert: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -37,6 +37,7 @@ from staleness_lab.workflows.weak import (
     distinct,
     distinct_delta,
     increment_to_delta,
+    records_to_upsert,
     upsert_to_delta,
 )
 
@@ -236,6 +237,24 @@ def test_upsert_newer_seq_wins_and_ties_raise() -> None:
     with pytest.raises(ValueError, match="repeated"):
         chain_upserts([first, first], "u")
 
+
+
+def test_an_upsert_replaces_a_keys_whole_record_set() -> None:
+    """A key's record may be several rows (CrawlSelection's links: a source's link set): the
+    newest ``_seq`` replaces every row of the key, through chains and both converters."""
+    base = frame(["source", "target"], ("a", "x"), ("a", "y"), ("b", "x"))
+    first = records_to_upsert(signed(frame(["source", "target"], ("a", "z"), ("a", "w")), 1), 10)
+    second = records_to_upsert(frame(["source", "target"], ("a", "x"), ("c", "y")), 20)
+    chained = chain_upserts([first, second], "source")
+    assert_bag(chained, frame(["source", "target", "_tomb", "_seq"], ("a", "x", False, 20), ("c", "y", False, 20)))
+    after = frame(["source", "target"], ("a", "x"), ("b", "x"), ("c", "y"))
+    assert_bag(apply_upsert(base, chained, "source"), after)
+    assert_bag(apply_upsert(apply_upsert(base, first, "source"), second, "source"), after)
+    assert_bag(apply_delta(base, upsert_to_delta(base, chained, "source")), after)
+    with pytest.raises(ValueError, match="repeated"):
+        chain_upserts([first, records_to_upsert(frame(["source", "target"], ("a", "q")), 10)], "source")
+    with pytest.raises(ValueError, match="deletions"):
+        records_to_upsert(signed(frame(["source", "target"], ("a", "x")), -1), 30)
 
 # ---------------------------------------------------------------- chains, errors, comparison
 
