@@ -78,10 +78,13 @@ from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, Pool
 from staleness_lab.workflows.context import EPSILON, Options, PlanContext
 from staleness_lab.workflows.elements import StalenessBound
+from staleness_lab.workflows.execute import Executor, frame_rows
+from staleness_lab.workflows.input_frames import InputFrames
 from staleness_lab.workflows.inputs import input_arrivals
 from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.planner import monotonic
 from staleness_lab.workflows.provenance import Provenance, Validity, apply, fmt, hi, prov
+from staleness_lab.workflows.rows import apply_delta
 from staleness_lab.workflows.schedule import Scheduler
 
 #: Machines of the elastic pool: an invocation lasts cost / P hours (digest §3 [D]).
@@ -92,8 +95,8 @@ NOISE_FLOOR = 0.1
 MAX_SCHEDULER_S = 600.0
 SCHEDULERS = ("dp", "greedy", "random")
 MODES = ("sizes", "memory", "spark")
-#: The modes this loop runs today; the data modes are refused with a clear error until they land.
-RUNNABLE_MODES = ("sizes",)
+#: The modes this loop runs today; the spark mode is refused with a clear error until it lands.
+RUNNABLE_MODES = ("sizes", "memory")
 #: The frames of a run's trace (``--trace-out`` writes one Parquet file each).
 TRACE_FRAMES = ("invocations", "blocks", "episodes", "scheduler_calls")
 #: Scheduler calls allowed at one instant before the loop waits for the next event.
@@ -144,12 +147,14 @@ class OutputBound:
 
 @dataclass(frozen=True)
 class RunResult:
-    """A run's summary (the keys of ``workflow run --json``) and its trace frames
-    (``invocations``, ``blocks``, ``episodes``, ``scheduler_calls``)."""
+    """A run's summary (the keys of ``workflow run --json``), its trace frames
+    (``invocations``, ``blocks``, ``episodes``, ``scheduler_calls``), its emissions and, in a
+    data mode, each output channel's relation at the end (its head's rows)."""
 
     summary: dict[str, Any]
     frames: dict[str, pd.DataFrame]
     emissions: tuple[Emission, ...] = ()
+    outputs: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,7 @@ class _Running:
     gen: BlockGen
     ends: float = math.inf
     made: tuple[Block, ...] = ()  # the running invocation's outputs, actual sizes
+    rows: tuple[pd.DataFrame, ...] = ()  # their rows (data modes)
 
 
 def run(workflow: Workflow, config: RunConfig = RunConfig()) -> RunResult:
@@ -210,6 +216,12 @@ class _Loop:
         self.infeasible = 0
         self.aborted = 0
         self.status = "ok"
+        # the data modes: the rows of every block in the store, and of each output's head
+        self.data_mode = config.mode != "sizes"
+        self.frames = InputFrames(workflow, config.seed, self.horizon, self.inputs) if self.data_mode else None
+        self.executor = Executor(workflow, self._base_of) if self.data_mode else None
+        self.data: dict[Block, pd.DataFrame] = {}
+        self.outputs: dict[str, pd.DataFrame] = {}
 
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -234,7 +246,7 @@ class _Loop:
         end = min(now, self.horizon) if self.status != "ok" else self.horizon
         for bound, since in self.open.items():
             self._episode(bound, since, end, repaired=False)
-        return RunResult(self._summary(bootstrap), self._frames(), tuple(self.emissions))
+        return RunResult(self._summary(bootstrap), self._frames(), tuple(self.emissions), dict(self.outputs))
 
     def _next_arrival_time(self) -> float:
         return self.queue[self.next_arrival][0] if self.next_arrival < len(self.queue) else math.inf
@@ -246,7 +258,8 @@ class _Loop:
         for name, a in self.inputs.items():
             k = len(self.seen[name]) - 1
             self.rows[name] = float(sum(a.inserts[: k + 1]) - sum(a.deletes[: k + 1]))
-            self._add(Block(name, BASE, prov(a.times[k]), rows=self.rows[name]), self.start, None, source="input")
+            rows = self.frames.base(name, k) if self.frames is not None else None
+            self._add(Block(name, BASE, prov(a.times[k]), rows=self.rows[name]), self.start, None, source="input", data=rows)
         ctx = self.scheduler.context(self.start + EPSILON, {}, self.seen)
         gen = self.scheduler.generator(ctx)
         pool = Pool()
@@ -260,19 +273,26 @@ class _Loop:
             if found is None:
                 raise RuntimeError(f"no batch variant of {op.name} at the start (a bug)")
             cost += found.cost
-            for out in found.outputs:
+            outs, data = self._execute(found, self.start)
+            for out, rows in zip(outs, data or [None] * len(outs)):
                 pool.add(out)
-                self._add(out, self.start, None, source="start")
+                self._add(out, self.start, None, source="start", data=rows)
         for name in self.scheduler.accepts:
             (base,) = pool.bases_on(name)
             self.heads[name] = self.last_targets[name] = base.to
             self.head_time[name] = self.start
+            if self.data_mode:
+                self.outputs[name] = self.data[base]
         return cost
 
-    def _add(self, b: Block, at: float, invocation: int | None, emitted: str = "", source: str = "plan") -> None:
-        """Materialize ``b``; ``source``: ``input`` (an arrival or the start), ``start`` (the
-        initial load), ``plan`` (an invocation) or ``chain`` (heuristic (b) in the store)."""
+    def _add(self, b: Block, at: float, invocation: int | None, emitted: str = "", source: str = "plan",
+             data: pd.DataFrame | None = None) -> None:
+        """Materialize ``b`` (with its rows ``data`` in a data mode); ``source``: ``input`` (an
+        arrival or the start), ``start`` (the initial load), ``plan`` (an invocation) or
+        ``chain`` (heuristic (b) in the store)."""
         self.store[b] = b
+        if data is not None:
+            self.data[b] = data
         self.trace["blocks"].append({
             "channel": b.channel, "kind": b.kind, "from": fmt(b.frm) if b.frm is not None else "",
             "to": fmt(b.to), "rows": b.rows, "made_at": at, "source": source, "invocation": invocation, "emitted": emitted,
@@ -288,17 +308,20 @@ class _Loop:
             self.seen[name].append(t)
             ins, dels = a.inserts[k], a.deletes[k]
             self.rows[name] += ins - dels
-            self._add(Block(name, DELTA, prov(t), before, rows=float(ins + dels), deletes=float(dels)), t, None, source="input")
+            frames = self.frames
+            self._add(Block(name, DELTA, prov(t), before, rows=float(ins + dels), deletes=float(dels)), t, None,
+                      source="input", data=frames.delta(name, k) if frames is not None else None)
             if a.delivers_base:
-                self._add(Block(name, BASE, prov(t), rows=self.rows[name]), t, None, source="input")
+                self._add(Block(name, BASE, prov(t), rows=self.rows[name]), t, None, source="input",
+                          data=frames.base(name, k) if frames is not None else None)
 
     def _complete(self, now: float) -> None:
         """Finish the running invocation(s) due by ``now`` and start the next ones."""
         r = self.running
         while r is not None and r.ends <= now:
             inv_id = len(self.trace["invocations"]) - 1
-            for out in r.made:
-                self._add(out, r.ends, inv_id, emitted=self._emit(out, r, r.ends))
+            for out, rows in zip(r.made, r.rows or [None] * len(r.made)):
+                self._add(out, r.ends, inv_id, emitted=self._emit(out, r, r.ends, rows), data=rows)
             if not r.left or not self._start(r, r.ends):
                 self.running = None
                 self._retire(r.ends)
@@ -314,7 +337,8 @@ class _Loop:
             self.trace["scheduler_calls"][r.plan]["aborted"] = True
             return False
         inv, made = actual
-        r.made = made
+        made, rows = self._execute(Invocation(inv.operator, inv.variant, inv.inputs, made, inv.cost), at)
+        r.made, r.rows = made, rows or ()
         r.ends = at + inv.cost / self.config.parallelism
         self.cost += inv.cost
         self.trace["invocations"].append({
@@ -344,6 +368,24 @@ class _Loop:
         made = tuple(self._sized(estimate, 1.0 if exact else factor))
         return Invocation(estimate.operator, estimate.variant, inputs, made, estimate.cost * factor), made
 
+    def _execute(self, inv: Invocation, at: float) -> tuple[tuple[Block, ...], tuple[pd.DataFrame, ...] | None]:
+        """In a data mode, run ``inv`` on its inputs' rows at ``at``: its outputs sized by the
+        rows they actually hold, and those rows; in the sizes mode its outputs as they are."""
+        if self.executor is None:
+            return inv.outputs, None
+        rows = self.executor.run(inv, [self.data[b] for b in inv.inputs], at)
+        made = tuple(Block(b.channel, b.kind, b.to, b.frm, *frame_rows(frame)) for b, frame in zip(inv.outputs, rows))
+        return made, rows
+
+    def _base_of(self, channel: str, p: Provenance) -> pd.DataFrame | None:
+        """A base of ``channel`` at ``p``: in the store, or an input's snapshot."""
+        stored = self.data.get(Block(channel, BASE, p))
+        if stored is not None or self.frames is None or channel not in self.inputs or len(p) != 1 or len(p[0]) != 1:
+            return stored
+        (t,) = p[0]
+        times = self.inputs[channel].times
+        return self.frames.base(channel, times.index(t)) if t in times else None
+
     @staticmethod
     def _sized(inv: Invocation, factor: float) -> Iterable[Block]:
         for b in inv.outputs:
@@ -355,14 +397,15 @@ class _Loop:
             rng = self.noise[operator] = _stream(self.config.seed, f"noise:{operator}")
         return float(rng.standard_normal())
 
-    def _emit(self, b: Block, r: _Running, at: float) -> str:
-        """Emit a chosen output block: ``"yes"``, ``"withheld"`` (beyond an inconsistency bound)
-        or ``""`` (not chosen)."""
+    def _emit(self, b: Block, r: _Running, at: float, rows: pd.DataFrame | None) -> str:
+        """Emit a chosen output block (with its ``rows`` in a data mode): ``"yes"``,
+        ``"withheld"`` (beyond an inconsistency bound) or ``""`` (not chosen)."""
         name = r.chosen.get(b)
         if name is None:
             return ""
         head = self.heads[name]
         assert monotonic(head, b), f"{b.label()} is not monotonic on {fmt(head)}"
+        old_head = head
         after = b.to if b.frm is None else apply(head, b.frm, b.to)
         validity = Validity(self.seen, at + EPSILON)
         layout = self.scheduler.layouts[name]
@@ -371,6 +414,8 @@ class _Loop:
             return "withheld"
         self.heads[name], self.last_targets[name], self.head_time[name] = after, b.to, at
         self.emissions.append(Emission(at, b, after))
+        if rows is not None:
+            self.outputs[name] = rows if b.is_base else apply_delta(self.outputs[name], rows, strict=old_head == b.frm)
         return "yes"
 
     def _retire(self, at: float) -> None:
@@ -384,9 +429,23 @@ class _Loop:
         self.store = {}
         for b, parts in live.items():
             if parts and b not in self.store:
-                self._add(b, at, None, source="chain")
+                self._add(b, at, None, source="chain", data=self._chained(b, parts) if self.data_mode else None)
             self.store[b] = b
         self.retired.update(b for b in before if b not in self.store)
+        for b in [b for b in self.data if b not in self.store]:
+            del self.data[b]
+
+    def _chained(self, block: Block, invocations: Iterable[Invocation]) -> pd.DataFrame:
+        """The rows of a chain heuristic (b) puts in the store: its invocations run in an order
+        where each reads only rows already there."""
+        waiting = list(invocations)
+        made: dict[Block, pd.DataFrame] = {}
+        while waiting:
+            ready = next(inv for inv in waiting if all(b in self.data or b in made for b in inv.inputs))
+            waiting.remove(ready)
+            assert self.executor is not None
+            (made[ready.outputs[0]],) = self.executor.run(ready, [made.get(b, self.data.get(b)) for b in ready.inputs], 0.0)
+        return made[block]
 
     # -- scheduling ------------------------------------------------------------------------------
     def _schedule(self, now: float) -> bool:

@@ -116,6 +116,16 @@ def test_check8_outputs_stay_within_inconsistency_bounds_and_move_forward(name, 
     assert result.summary["cost_cpu_h"] == pytest.approx(result.frames["invocations"]["cost_cpu_h"].sum())
 
 
+
+def test_extract_links_upserts_each_sources_link_set() -> None:
+    """CrawlSelection's links channel declares ``delta_kind: upsert``: incremental extract
+    links writes upserts (a re-fetched source's links replace its old ones), never a strong
+    delta that would count them twice; the count reaches them through ``c^{upsert delta}``."""
+    blocks = run(WORKFLOWS["crawl-selection"], RunConfig(scenario="sync-incr", seed=2, horizon=12.0)).frames["invocations"]
+    extract = blocks[(blocks["operator"] == "extract-links") & (blocks["variant"] == "incremental")]
+    assert len(extract) and extract["outputs"].str.startswith("links:upsert(").all()
+    assert (blocks["variant"] == "upsert->delta").any()
+
 def test_options_parse_and_refuse() -> None:
     assert options_from({"longterm": "off", "chains": "1"}).longterm is False
     with pytest.raises(InputError, match="unknown option"):
@@ -124,8 +134,8 @@ def test_options_parse_and_refuse() -> None:
         options_from({"chains": "maybe"})
     with pytest.raises(InputError, match="--scheduler"):
         RunConfig(scheduler="best")
-    with pytest.raises(InputError, match="--mode: memory is not available yet"):
-        RunConfig(mode="memory")
+    with pytest.raises(InputError, match="--mode: spark is not available yet"):
+        RunConfig(mode="spark")
 
 
 def test_workflow_run_json_and_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
