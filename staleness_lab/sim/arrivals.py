@@ -64,7 +64,12 @@ def _next_arrival(period: np.ndarray, phase: np.ndarray, logs: list[np.ndarray],
     """The earliest arrival time at or after ``t`` of any feed (``inf`` when none is left)."""
     candidates = [np.inf]
     if len(period):
-        k = np.maximum(1, np.ceil((t - phase) / period))
+        # (t - phase) / period rounds: ceil of it can skip an arrival at exactly t (7 * 37.133
+        # is 259.93100000000004, and so is t, but t / 37.133 is 7.000000000000001). Start one
+        # period low and step up with the same float expression the windows use.
+        k = np.maximum(1, np.floor((t - phase) / period) - 1)
+        for _ in range(3):
+            k = np.where(phase + k * period < t, k + 1, k)
         candidates.append(float(np.min(phase + k * period)))
     for log in logs:
         j = int(np.searchsorted(log[:, 0], t, side="left"))
