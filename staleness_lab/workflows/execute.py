@@ -53,9 +53,9 @@ class Executor:
 
     def __init__(self, workflow: Workflow, base_of: BaseOf) -> None:
         self.operators = {op.name: op for op in workflow.operators}
-        self.keys = {ch.name: ch.key for ch in workflow.channels}
+        keys = {ch.name: ch.key for ch in workflow.channels}
         # a derived channel's weak kind comes with its producer's key (count: the counted key)
-        self.weak_keys = {out: op.key or self.keys[out] for op in workflow.operators for out in op.outputs}
+        self.weak_keys = {out: op.key or keys[out] for op in workflow.operators for out in op.outputs}
         self.base_of = base_of
         self.counts: dict[tuple[str, Provenance], pd.DataFrame] = {}  # distinct's internal counts
 

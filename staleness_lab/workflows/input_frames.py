@@ -31,8 +31,8 @@ class InputFrames:
     def __init__(self, workflow: Workflow, seed: int, horizon: float, arrivals: Mapping[str, InputArrivals]) -> None:
         self.deltas: dict[str, list[pd.DataFrame]] = {}
         for name, a in arrivals.items():
-            deltas = _generated(workflow, name, seed, horizon) if workflow.channel(name).input.generator else \
-                _replayed(workflow, name, len(a.times))  # type: ignore[union-attr]
+            deltas = _generated(workflow, name, seed, horizon, len(a.times)) if workflow.channel(name).input.generator \
+                else _replayed(workflow, name, len(a.times))  # type: ignore[union-attr]
             counted = [(int((d[SIGN] > 0).sum()), int((d[SIGN] < 0).sum())) for d in deltas]
             if counted != list(zip(a.inserts, a.deletes)):
                 raise RuntimeError(f"input {name}: the frames' row counts differ from the sizes path (a bug)")
@@ -67,12 +67,14 @@ def _empty(workflow: Workflow, channel: str) -> pd.DataFrame:
     return signed(frame, 1)
 
 
-def _generated(workflow: Workflow, channel: str, seed: int, horizon: float) -> list[pd.DataFrame]:
+def _generated(workflow: Workflow, channel: str, seed: int, horizon: float, expected: int) -> list[pd.DataFrame]:
+    """The generator's frames for the sizes path's ``expected`` arrivals (one more than the
+    generator's: the empty snapshot at 0 the sizes path added, module docstring)."""
     spec = workflow.channel(channel).input
     assert spec is not None and spec.generator is not None and spec.every is not None and spec.rows is not None
     arrivals = GENERATORS[spec.generator](seed, spec.every, spec.rows, horizon, **dict(spec.params))
     deltas = [signed(a.rows.reset_index(drop=True), 1) for a in arrivals]
-    if not arrivals or arrivals[0].time > 0:  # the empty snapshot at 0 (module docstring)
+    if len(deltas) < expected:
         deltas.insert(0, deltas[0].iloc[:0] if deltas else _empty(workflow, channel))
     return deltas
 

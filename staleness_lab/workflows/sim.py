@@ -331,13 +331,12 @@ class _Loop:
         """Start the plan's next invocation; False when the actual inputs refuse it (the plan
         is dropped, module docstring)."""
         planned = r.left.popleft()
-        actual = self._actual(r, planned)
-        if actual is None:
+        inv = self._actual(r, planned)
+        if inv is None:
             self.aborted += 1
             self.trace["scheduler_calls"][r.plan]["aborted"] = True
             return False
-        inv, made = actual
-        made, rows = self._execute(Invocation(inv.operator, inv.variant, inv.inputs, made, inv.cost), at)
+        made, rows = self._execute(inv, at)
         r.made, r.rows = made, rows or ()
         r.ends = at + inv.cost / self.config.parallelism
         self.cost += inv.cost
@@ -349,7 +348,7 @@ class _Loop:
         })
         return True
 
-    def _actual(self, r: _Running, planned: Invocation) -> tuple[Invocation, tuple[Block, ...]] | None:
+    def _actual(self, r: _Running, planned: Invocation) -> Invocation | None:
         """Re-estimate on the inputs' actual sizes, then apply the noise (module docstring);
         None when the actual inputs no longer admit the variant."""
         inputs = tuple(self.store[b] for b in planned.inputs)
@@ -362,11 +361,11 @@ class _Loop:
         if estimate is None:
             return None
         if estimate.cost == 0:
-            return estimate, estimate.outputs
+            return estimate
         factor = max(NOISE_FLOOR, 1.0 + NOISE_SD * self._noise(planned.operator))
         exact = planned.operator.endswith((".convert", ".chain"))
         made = tuple(self._sized(estimate, 1.0 if exact else factor))
-        return Invocation(estimate.operator, estimate.variant, inputs, made, estimate.cost * factor), made
+        return Invocation(estimate.operator, estimate.variant, inputs, made, estimate.cost * factor)
 
     def _execute(self, inv: Invocation, at: float) -> tuple[tuple[Block, ...], tuple[pd.DataFrame, ...] | None]:
         """In a data mode, run ``inv`` on its inputs' rows at ``at``: its outputs sized by the
@@ -405,7 +404,6 @@ class _Loop:
             return ""
         head = self.heads[name]
         assert monotonic(head, b), f"{b.label()} is not monotonic on {fmt(head)}"
-        old_head = head
         after = b.to if b.frm is None else apply(head, b.frm, b.to)
         validity = Validity(self.seen, at + EPSILON)
         layout = self.scheduler.layouts[name]
@@ -415,7 +413,7 @@ class _Loop:
         self.heads[name], self.last_targets[name], self.head_time[name] = after, b.to, at
         self.emissions.append(Emission(at, b, after))
         if rows is not None:
-            self.outputs[name] = rows if b.is_base else apply_delta(self.outputs[name], rows, strict=old_head == b.frm)
+            self.outputs[name] = rows if b.is_base else apply_delta(self.outputs[name], rows, strict=head == b.frm)
         return "yes"
 
     def _retire(self, at: float) -> None:
@@ -432,8 +430,7 @@ class _Loop:
                 self._add(b, at, None, source="chain", data=self._chained(b, parts) if self.data_mode else None)
             self.store[b] = b
         self.retired.update(b for b in before if b not in self.store)
-        for b in [b for b in self.data if b not in self.store]:
-            del self.data[b]
+        self.data = {b: rows for b, rows in self.data.items() if b in self.store}
 
     def _chained(self, block: Block, invocations: Iterable[Invocation]) -> pd.DataFrame:
         """The rows of a chain heuristic (b) puts in the store: its invocations run in an order
