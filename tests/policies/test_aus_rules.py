@@ -18,6 +18,7 @@ import math
 from staleness_lab.model import Table, Workload
 from staleness_lab.policies.registry import get_policy
 from staleness_lab.sim.engine import run
+from tests.policies.test_aus import jobs_of
 
 
 def table(name: str, files, p: float, p_r: float, threshold: float, cost: float = 1.0) -> Table:
@@ -33,12 +34,6 @@ def blocker(busy_until: float) -> Table:
 
 def aus(*tables: Table, horizon: float, tracks: int = 1):
     return run(Workload(tables=tables, tracks=tracks, horizon=horizon), get_policy("aus"), "aus")
-
-
-def jobs_of(trace, name: str) -> list[tuple[float, float, float, float]]:
-    """(r, d, s, f) of every completed job of ``name``."""
-    jobs = trace.jobs[trace.jobs["table"] == name]
-    return [tuple(r) for r in jobs[["release", "deadline", "start", "finish"]].itertuples(index=False)]
 
 
 def modes_of(trace) -> list[tuple]:

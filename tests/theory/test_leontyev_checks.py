@@ -29,21 +29,11 @@ from staleness_lab.theory.leontyev.checks import observe, trailing_edges
 from staleness_lab.theory.leontyev.suite import leontyev_records
 from staleness_lab.theory.records import CheckRecord
 from leontyev_strategies import leontyev_workloads
+from tests.policies.test_aus import e4_workload
 
 CLI = Path(sys.executable).parent / "staleness-lab"
 RECORD_KEYS = {"claim", "theorem", "table", "bound", "observed", "preconditions_met", "holds", "preconditions", "terms",
                "ratio", "window", "witness"}
-
-#: Example 1's feeds (digest E1): files every 3 from 1; D_1's files 2-4 are held back to 10.
-FILES = [1, 4, 7, 10, 13, 16, 19, 22, 25, 28]
-
-
-def e4_workload(horizon: float = 27.5) -> Workload:
-    """Examples 8-10: two identical tasks, e = 1, p = 3, p^[r] = 1.5, Delta F = 8, both feeds D_1."""
-    feed = dict(alpha=1, beta=0, arrivals=FILES, nominal_period=3, outages=[[4, 10]], budget=1,
-                recovery_period=1.5, recovery_threshold=8)
-    return Workload(tables=(Table("V1", **feed), Table("V2", **feed)), tracks=1, horizon=horizon)
-
 
 def verdicts(records: list[CheckRecord]) -> list[tuple]:
     return [(r.claim, r.table, r.holds, r.observed, r.bound) for r in records]
