@@ -536,7 +536,7 @@ def _workflow_run(args: argparse.Namespace) -> int:
         if not sep:
             raise InputError("--option", f"must be K=V, got {item!r}")
         pairs[key.strip()] = value
-    horizon = None if args.horizon is None else parse_duration(args.horizon, "--horizon", gt=0)
+    horizon = None if args.horizon is None else parse_duration(_hours_if_number(args.horizon), "--horizon", gt=0)
     config = RunConfig(scheduler=args.scheduler, scenario=args.scenario, mode=args.mode, seed=args.seed,
                        horizon=horizon, options=options_from(pairs))
     if args.trace_out is not None:
@@ -560,6 +560,15 @@ def _workflow_run(args: argparse.Namespace) -> int:
         shown = "no episode" if lag["median"] is None else f"median {lag['median']:.6g}, max {lag['max']:.6g} CPU-h"
         print(f"  lag {label}: {shown} ({lag['episodes']} episodes)")
     return 0
+
+
+def _hours_if_number(text: str) -> str | float:
+    """A command line's bare number is hours (``--horizon 6``); a workflow file's string must
+    carry its unit, so the duration parser refuses ``"6"`` there."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 _WORKFLOW_COMMANDS = {"validate": _workflow_validate, "run": _workflow_run}

@@ -159,6 +159,18 @@ def test_workflow_run_json_and_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["workflow", "run", str(DATA / "olston-example.yaml"), "--trace-out", str(out)]) == 0  # replaced
 
 
+def test_workflow_run_horizon_in_hours_or_units(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--horizon 6`` is six hours, as ``--help`` says; ``6h`` and ``360min`` are the same run."""
+    from staleness_lab.cli import main
+
+    runs = []
+    for given in ("6", "6h", "360min"):
+        assert main(["workflow", "run", str(DATA / "olston-example.yaml"), "--json", "--horizon", given]) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    assert runs[0]["horizon_h"] == 6.0 and runs[0] == runs[1] | {"scheduler_s": runs[0]["scheduler_s"]}
+    assert runs[1] == runs[2] | {"scheduler_s": runs[1]["scheduler_s"]}
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--scheduler", "best"], "--scheduler: must be one of dp, greedy, random"),
     (["--scenario", "async"], "--scenario: must be one of"),
