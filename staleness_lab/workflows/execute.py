@@ -1,10 +1,12 @@
-"""Invocations on rows: what an operator variant, converter or chain writes, in pandas (the
-``memory`` mode of the run loop; digest §2 "Signatures", §8 "Rows" and "Converters").
+"""Invocations on rows: what an operator variant, converter or chain writes (the data modes of
+the run loop; digest §2 "Signatures", §8 "Rows" and "Converters").
 
 :class:`Executor` maps one :class:`~staleness_lab.workflows.blocks.Invocation` and the frames of
-its input blocks (in the invocation's order) to one frame per output block, with the row
-algebra of :mod:`.rows` (bases, strong deltas with ``_sign``) and :mod:`.weak` (increments with
-``_inc``, upserts with ``_seq`` and ``_tomb``):
+its input blocks (in the invocation's order) to one frame per output block, with a row algebra:
+:mod:`.pandas_rows` (the ``memory`` mode: :mod:`.rows` for bases and strong deltas with
+``_sign``, :mod:`.weak` for increments with ``_inc`` and upserts with ``_seq`` and ``_tomb``) or
+its Spark twin :mod:`staleness_lab.spark.workflow_rows` (the ``spark`` mode), same names, same
+rows:
 
 * converters ``<channel>.convert``: ``delta->B`` (:func:`.rows.apply_delta`; the relaxed rule
   of correction 3 applies a delta to a base of another provenance, deletions of absent rows
@@ -32,34 +34,38 @@ algebra of :mod:`.rows` (bases, strong deltas with ``_sign``) and :mod:`.weak` (
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
 
 import pandas as pd
 
-from staleness_lab.workflows import rows, weak
+from staleness_lab.workflows import pandas_rows, rows
 from staleness_lab.workflows.blocks import BASE, DELTA, Invocation
 from staleness_lab.workflows.elements import Operator
 from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.provenance import Provenance, hi
-from staleness_lab.workflows.registry import FUNCTIONS
 
 #: The count widget's count column (its output's schema is (key, n)).
 COUNT = "n"
+#: A frame of the algebra in use (pandas or Spark).
+Frame = Any
 #: A base of ``channel`` at a provenance, or None where none can be had.
-BaseOf = Callable[[str, Provenance], pd.DataFrame | None]
+BaseOf = Callable[[str, Provenance], Frame | None]
 
 
 class Executor:
-    """Runs invocations of one workflow on pandas frames (module docstring)."""
+    """Runs invocations of one workflow on the frames of ``algebra`` (module docstring)."""
 
-    def __init__(self, workflow: Workflow, base_of: BaseOf) -> None:
+    def __init__(self, workflow: Workflow, base_of: BaseOf, algebra: ModuleType = pandas_rows) -> None:
         self.operators = {op.name: op for op in workflow.operators}
         keys = {ch.name: ch.key for ch in workflow.channels}
         # a derived channel's weak kind comes with its producer's key (count: the counted key)
         self.weak_keys = {out: op.key or keys[out] for op in workflow.operators for out in op.outputs}
         self.base_of = base_of
-        self.counts: dict[tuple[str, Provenance], pd.DataFrame] = {}  # distinct's internal counts
+        self.algebra = algebra
+        self.counts: dict[tuple[str, Provenance], Frame] = {}  # distinct's internal counts
 
-    def run(self, inv: Invocation, frames: Sequence[pd.DataFrame], now: float) -> tuple[pd.DataFrame, ...]:
+    def run(self, inv: Invocation, frames: Sequence[Frame], now: float) -> tuple[Frame, ...]:
         """One frame per output block of ``inv``; ``frames`` are its inputs' frames in order."""
         if len(frames) != len(inv.inputs):
             raise ValueError(f"{inv.label()}: {len(frames)} input frame(s) for {len(inv.inputs)} input(s)")
@@ -68,10 +74,12 @@ class Executor:
         if inv.operator.endswith(".convert"):
             return (self._convert(inv, frames),)
         op = self.operators[inv.operator]
+        a = self.algebra
         if op.widget in ("stateless", "split"):
-            out = self._stateless(op, frames[0])
+            assert op.fn is not None, f"{op.name} has no fn"
+            out = a.stateless(op.fn, frames[0], split=op.widget == "split", outputs=len(op.outputs))
             if inv.outputs[0].kind == "upsert":
-                return tuple(weak.records_to_upsert(f, upsert_seq(inv.outputs[0].to)) for f in out)
+                return tuple(a.records_to_upsert(f, upsert_seq(inv.outputs[0].to)) for f in out)
             return out
         if op.widget == "join":
             return (self._join(op, inv, frames),)
@@ -82,100 +90,87 @@ class Executor:
         if op.widget == "distinct":
             return (self._distinct(op, inv, frames[0]),)
         if op.widget == "opaque":
-            return (_function(op)(*frames, now),)
+            assert op.fn is not None, f"{op.name} has no fn"
+            return (a.opaque(op.fn, frames, now),)
         raise ValueError(f"{inv.label()}: no executor for widget {op.widget!r}")
 
     # -- converters and chains ----------------------------------------------------------------
-    def _chain(self, inv: Invocation, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    def _chain(self, inv: Invocation, frames: Sequence[Frame]) -> Frame:
         kind = inv.inputs[0].kind
         if kind == DELTA:
-            return rows.chain(frames, cancel=False)
+            return self.algebra.chain(frames, cancel=False)
         key = self.weak_keys[inv.inputs[0].channel]
         if kind == "increment":
-            return weak.chain_increments(frames, key)
-        return weak.chain_upserts(frames, key)
+            return self.algebra.chain_increments(frames, key)
+        return self.algebra.chain_upserts(frames, key)
 
-    def _convert(self, inv: Invocation, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    def _convert(self, inv: Invocation, frames: Sequence[Frame]) -> Frame:
         (old, new), (a, b) = inv.inputs, frames
-        variant = inv.variant
+        variant, algebra = inv.variant, self.algebra
         if variant == "delta->B":
-            return rows.apply_delta(a, b, strict=old.to == new.frm)
+            return algebra.apply_delta(a, b, strict=old.to == new.frm)
         if variant == "B->delta":
-            return rows.delta_between(a, b)
+            return algebra.delta_between(a, b)
         key = self.weak_keys[old.channel]
         if variant == "increment->B":
-            return weak.apply_increment(a, b, key, COUNT)
+            return algebra.apply_increment(a, b, key, COUNT)
         if variant == "increment->delta":
-            return weak.increment_to_delta(a, b, key, COUNT)
+            return algebra.increment_to_delta(a, b, key, COUNT)
         if variant == "upsert->B":
-            return weak.apply_upsert(a, b, key)
+            return algebra.apply_upsert(a, b, key)
         if variant == "upsert->delta":
-            return weak.upsert_to_delta(a, b, key)
+            return algebra.upsert_to_delta(a, b, key)
         raise ValueError(f"{inv.label()}: unknown converter {variant!r}")
 
     # -- operators ----------------------------------------------------------------------------
-    @staticmethod
-    def _stateless(op: Operator, frame: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
-        fn = _function(op)
-        if op.widget == "split":
-            keep = fn(frame).to_numpy(dtype=bool)
-            return tuple(frame[mask].reset_index(drop=True) for mask in (keep, ~keep))[: len(op.outputs)]
-        return tuple(fn(frame).reset_index(drop=True) for _ in op.outputs)
-
-    @staticmethod
-    def _join(op: Operator, inv: Invocation, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    def _join(self, op: Operator, inv: Invocation, frames: Sequence[Frame]) -> Frame:
+        algebra = self.algebra
         if inv.variant == "batch":
-            return rows.join(frames[0], frames[1], op.on)
+            return algebra.join(frames[0], frames[1], op.on)
         if inv.variant == "async-left":
-            return rows.join_delta_base(frames[0], frames[1], op.on, side="left")
+            return algebra.join_delta_base(frames[0], frames[1], op.on, side="left")
         if inv.variant == "async-right":
-            return rows.join_delta_base(frames[1], frames[0], op.on, side="right")
+            return algebra.join_delta_base(frames[1], frames[0], op.on, side="right")
         left, right = op.inputs
         part = {(b.channel, b.kind): f for b, f in zip(inv.inputs, frames)}
-        return rows.sync_incremental_join(part[(left, BASE)], part.get((left, DELTA)),
-                                          part[(right, BASE)], part.get((right, DELTA)), op.on)
+        return algebra.sync_incremental_join(part[(left, BASE)], part.get((left, DELTA)),
+                                             part[(right, BASE)], part.get((right, DELTA)), op.on)
 
-    @staticmethod
-    def _union(inv: Invocation, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    def _union(self, inv: Invocation, frames: Sequence[Frame]) -> Frame:
         if inv.variant.startswith("async"):
             return frames[0]
-        return rows.union(frames[0], frames[1])
+        return self.algebra.union(frames[0], frames[1])
 
-    @staticmethod
-    def _count(op: Operator, frame: pd.DataFrame) -> pd.DataFrame:
+    def _count(self, op: Operator, frame: Frame) -> Frame:
         if rows.SIGN in frame.columns:
-            return weak.count_delta(frame, op.key)
-        return weak.count(frame, op.key, COUNT)
+            return self.algebra.count_delta(frame, op.key)
+        return self.algebra.count(frame, op.key, COUNT)
 
-    def _distinct(self, op: Operator, inv: Invocation, frame: pd.DataFrame) -> pd.DataFrame:
+    def _distinct(self, op: Operator, inv: Invocation, frame: Frame) -> Frame:
         (block,) = inv.inputs
+        algebra = self.algebra
         if block.is_base:
-            self.counts[(op.name, block.to)] = weak.count(frame, op.key, COUNT)
-            return weak.distinct(frame, op.key)
+            self.counts[(op.name, block.to)] = algebra.keep(algebra.count(frame, op.key, COUNT))
+            return algebra.distinct(frame, op.key)
         assert block.frm is not None
         before = self._counts_at(op, block.channel, block.frm)
-        out, after = weak.distinct_delta(before, frame, op.key, COUNT)
-        self.counts[(op.name, block.to)] = after
+        out, after = algebra.distinct_delta(before, frame, op.key, COUNT)
+        self.counts[(op.name, block.to)] = algebra.keep(after)
         return out
 
-    def _counts_at(self, op: Operator, channel: str, p: Provenance) -> pd.DataFrame:
+    def _counts_at(self, op: Operator, channel: str, p: Provenance) -> Frame:
         known = self.counts.get((op.name, p))
         if known is not None:
             return known
         base = self.base_of(channel, p)
         if base is None:
             raise RuntimeError(f"{op.name}: no internal count at {p} and no base of {channel} there (a bug)")
-        return weak.count(base, op.key, COUNT)
+        return self.algebra.count(base, op.key, COUNT)
 
 
 def upsert_seq(p: Provenance) -> int:
     """The ``_seq`` of an upsert written for target ``p``: ``hi(p)`` in whole milliseconds."""
     return round(hi(p) * 3_600_000)
-
-
-def _function(op: Operator) -> Callable[..., pd.DataFrame]:
-    assert op.fn is not None, f"{op.name} has no fn"
-    return FUNCTIONS[op.fn]  # type: ignore[return-value]
 
 
 def frame_rows(frame: pd.DataFrame) -> tuple[float, float]:
