@@ -170,6 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
     wf_run.add_argument("--json", action="store_true", help="print one strict JSON object")
     wf_run.add_argument("--trace-out", type=Path, metavar="DIR",
                         help="write DIR/invocations, blocks, episodes and scheduler_calls .parquet")
+    wf_run.add_argument("--store", type=Path, metavar="DIR",
+                        help="the spark mode's block store (default data/warehouse); a rerun of the same run resumes")
+    wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data, "
+                                                       "and list orphans; exit 1 on damage")
+    wf_verify.add_argument("store", metavar="STORE", type=Path, help="a store root or one run's directory")
+    wf_verify.add_argument("--json", action="store_true", help="print one strict JSON object")
 
     bench = sub.add_parser("bench", help="run the engine benchmark (from a source checkout)")
     bench.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to benchmarks/bench_engine.py")
@@ -537,8 +543,10 @@ def _workflow_run(args: argparse.Namespace) -> int:
             raise InputError("--option", f"must be K=V, got {item!r}")
         pairs[key.strip()] = value
     horizon = None if args.horizon is None else parse_duration(_hours_if_number(args.horizon), "--horizon", gt=0)
+    if args.store is not None and args.mode != "spark":
+        raise InputError("--store", f"only the spark mode keeps a block store (--mode is {args.mode})")
     config = RunConfig(scheduler=args.scheduler, scenario=args.scenario, mode=args.mode, seed=args.seed,
-                       horizon=horizon, options=options_from(pairs))
+                       horizon=horizon, options=options_from(pairs), store=args.store)
     if args.trace_out is not None:
         check_trace_dir(args.trace_out, "--trace-out", tuple(f"{name}.parquet" for name in TRACE_FRAMES))
     workflow = load_workflow(args.file)
@@ -571,7 +579,28 @@ def _hours_if_number(text: str) -> str | float:
         return text
 
 
-_WORKFLOW_COMMANDS = {"validate": _workflow_validate, "run": _workflow_run}
+def _workflow_verify(args: argparse.Namespace) -> int:
+    from staleness_lab.workflows.block_store import verify
+
+    if not args.store.is_dir():
+        raise InputError("STORE", f"{args.store} is not a directory")
+    found = verify(args.store)
+    if found.runs == 0:
+        raise InputError("STORE", f"{args.store} holds no run (no run.json below it)")
+    if args.json:
+        print(dumps({"status": "damaged" if found.damage else "ok", "runs": found.runs, "blocks": found.blocks,
+                     "orphans": found.orphans, "damage": found.damage}))
+    else:
+        print(f"{args.store}: {found.runs} run(s), {found.blocks} block(s), {len(found.orphans)} orphan(s), "
+              f"{len(found.damage)} damaged")
+        for line in found.damage:
+            print(f"  damaged: {line}")
+        for path in found.orphans:
+            print(f"  orphan (invisible; a resumed run removes it): {path}")
+    return 1 if found.damage else 0
+
+
+_WORKFLOW_COMMANDS = {"validate": _workflow_validate, "run": _workflow_run, "verify": _workflow_verify}
 
 
 _COMMANDS = {

@@ -66,7 +66,8 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -74,11 +75,13 @@ import pandas as pd
 
 from staleness_lab.errors import InputError
 from staleness_lab.workflows import baselines
+from staleness_lab.workflows.block_rows import BlockRows, MemoryRows
+from staleness_lab.workflows.block_store import BlockStore, default_store
 from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, Pool
 from staleness_lab.workflows.context import EPSILON, Options, PlanContext
 from staleness_lab.workflows.elements import StalenessBound
-from staleness_lab.workflows.execute import Executor, frame_rows
+from staleness_lab.workflows.execute import Executor, Frame
 from staleness_lab.workflows.input_frames import InputFrames
 from staleness_lab.workflows.inputs import input_arrivals
 from staleness_lab.workflows.model import Workflow
@@ -95,8 +98,6 @@ NOISE_FLOOR = 0.1
 MAX_SCHEDULER_S = 600.0
 SCHEDULERS = ("dp", "greedy", "random")
 MODES = ("sizes", "memory", "spark")
-#: The modes this loop runs today; the spark mode is refused with a clear error until it lands.
-RUNNABLE_MODES = ("sizes", "memory")
 #: The frames of a run's trace (``--trace-out`` writes one Parquet file each).
 TRACE_FRAMES = ("invocations", "blocks", "episodes", "scheduler_calls")
 #: Scheduler calls allowed at one instant before the loop waits for the next event.
@@ -106,7 +107,8 @@ _CALLS_PER_INSTANT = 1000
 @dataclass(frozen=True)
 class RunConfig:
     """One run: scheduler, scenario, mode, seed, horizon (None: the workflow's), the
-    heuristics, the pool's size and the scheduler-time budget."""
+    heuristics, the pool's size, the scheduler-time budget and, in the spark mode, the block
+    store's root (None: ``data/warehouse``)."""
 
     scheduler: str = "dp"
     scenario: str = "async-incr"
@@ -116,14 +118,13 @@ class RunConfig:
     options: Options = field(default_factory=Options)
     parallelism: float = PARALLELISM
     max_scheduler_s: float = MAX_SCHEDULER_S
+    store: Path | None = None
 
     def __post_init__(self) -> None:
         if self.scheduler not in SCHEDULERS:
             raise InputError("--scheduler", f"must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}")
         if self.mode not in MODES:
             raise InputError("--mode", f"must be one of {', '.join(MODES)}, got {self.mode!r}")
-        if self.mode not in RUNNABLE_MODES:
-            raise InputError("--mode", f"{self.mode} is not available yet (runnable: {', '.join(RUNNABLE_MODES)})")
         if self.horizon is not None and not self.horizon > 0:
             raise InputError("--horizon", f"must be > 0, got {self.horizon!r}")
         if not self.parallelism > 0:
@@ -177,7 +178,7 @@ class _Running:
     gen: BlockGen
     ends: float = math.inf
     made: tuple[Block, ...] = ()  # the running invocation's outputs, actual sizes
-    rows: tuple[pd.DataFrame, ...] = ()  # their rows (data modes)
+    rows: tuple[Frame, ...] = ()  # their rows (data modes)
 
 
 def run(workflow: Workflow, config: RunConfig = RunConfig()) -> RunResult:
@@ -219,8 +220,10 @@ class _Loop:
         # the data modes: the rows of every block in the store, and of each output's head
         self.data_mode = config.mode != "sizes"
         self.frames = InputFrames(workflow, config.seed, self.horizon, self.inputs) if self.data_mode else None
-        self.executor = Executor(workflow, self._base_of) if self.data_mode else None
-        self.data: dict[Block, pd.DataFrame] = {}
+        self.blocks: BlockRows | None = (MemoryRows() if config.mode == "memory" else
+                                         _spark_rows(workflow, config, self.horizon) if self.data_mode else None)
+        self.executor = Executor(workflow, self._base_of, self.blocks.algebra) if self.blocks is not None else None
+        self.data: dict[Block, Frame] = {}
         self.outputs: dict[str, pd.DataFrame] = {}
 
     # -- the loop ----------------------------------------------------------------------------
@@ -258,8 +261,8 @@ class _Loop:
         for name, a in self.inputs.items():
             k = len(self.seen[name]) - 1
             self.rows[name] = float(sum(a.inserts[: k + 1]) - sum(a.deletes[: k + 1]))
-            rows = self.frames.base(name, k) if self.frames is not None else None
-            self._add(Block(name, BASE, prov(a.times[k]), rows=self.rows[name]), self.start, None, source="input", data=rows)
+            block = Block(name, BASE, prov(a.times[k]), rows=self.rows[name])
+            self._add(block, self.start, None, source="input", data=self._arrival(block, k, self.start))
         ctx = self.scheduler.context(self.start + EPSILON, {}, self.seen)
         gen = self.scheduler.generator(ctx)
         pool = Pool()
@@ -273,7 +276,7 @@ class _Loop:
             if found is None:
                 raise RuntimeError(f"no batch variant of {op.name} at the start (a bug)")
             cost += found.cost
-            outs, data = self._execute(found, self.start)
+            outs, data = self._execute(found, self.start, f"start:{op.name}")
             for out, rows in zip(outs, data or [None] * len(outs)):
                 pool.add(out)
                 self._add(out, self.start, None, source="start", data=rows)
@@ -281,12 +284,12 @@ class _Loop:
             (base,) = pool.bases_on(name)
             self.heads[name] = self.last_targets[name] = base.to
             self.head_time[name] = self.start
-            if self.data_mode:
-                self.outputs[name] = self.data[base]
+            if self.blocks is not None:
+                self.outputs[name] = self.blocks.to_pandas(self.data[base])
         return cost
 
     def _add(self, b: Block, at: float, invocation: int | None, emitted: str = "", source: str = "plan",
-             data: pd.DataFrame | None = None) -> None:
+             data: Frame | None = None) -> None:
         """Materialize ``b`` (with its rows ``data`` in a data mode); ``source``: ``input`` (an
         arrival or the start), ``start`` (the initial load), ``plan`` (an invocation) or
         ``chain`` (heuristic (b) in the store)."""
@@ -308,12 +311,18 @@ class _Loop:
             self.seen[name].append(t)
             ins, dels = a.inserts[k], a.deletes[k]
             self.rows[name] += ins - dels
-            frames = self.frames
-            self._add(Block(name, DELTA, prov(t), before, rows=float(ins + dels), deletes=float(dels)), t, None,
-                      source="input", data=frames.delta(name, k) if frames is not None else None)
+            delta = Block(name, DELTA, prov(t), before, rows=float(ins + dels), deletes=float(dels))
+            self._add(delta, t, None, source="input", data=self._arrival(delta, k, t))
             if a.delivers_base:
-                self._add(Block(name, BASE, prov(t), rows=self.rows[name]), t, None, source="input",
-                          data=frames.base(name, k) if frames is not None else None)
+                base = Block(name, BASE, prov(t), rows=self.rows[name])
+                self._add(base, t, None, source="input", data=self._arrival(base, k, t))
+
+    def _arrival(self, block: Block, k: int, at: float) -> Frame | None:
+        """The rows of input arrival ``k`` (its delta, or the base it leaves) in a data mode."""
+        if self.blocks is None or self.frames is None:
+            return None
+        rows = self.frames.base(block.channel, k) if block.is_base else self.frames.delta(block.channel, k)
+        return self.blocks.arrival(block, rows, at)
 
     def _complete(self, now: float) -> None:
         """Finish the running invocation(s) due by ``now`` and start the next ones."""
@@ -336,7 +345,7 @@ class _Loop:
             self.aborted += 1
             self.trace["scheduler_calls"][r.plan]["aborted"] = True
             return False
-        made, rows = self._execute(inv, at)
+        made, rows = self._execute(inv, at, str(len(self.trace["invocations"])))
         r.made, r.rows = made, rows or ()
         r.ends = at + inv.cost / self.config.parallelism
         self.cost += inv.cost
@@ -367,23 +376,27 @@ class _Loop:
         made = tuple(self._sized(estimate, 1.0 if exact else factor))
         return Invocation(estimate.operator, estimate.variant, inputs, made, estimate.cost * factor)
 
-    def _execute(self, inv: Invocation, at: float) -> tuple[tuple[Block, ...], tuple[pd.DataFrame, ...] | None]:
-        """In a data mode, run ``inv`` on its inputs' rows at ``at``: its outputs sized by the
-        rows they actually hold, and those rows; in the sizes mode its outputs as they are."""
-        if self.executor is None:
+    def _execute(self, inv: Invocation, at: float, producer: str,
+                 data: Mapping[Block, Frame] | None = None) -> tuple[tuple[Block, ...], tuple[Frame, ...] | None]:
+        """In a data mode, run ``inv`` on its inputs' rows (``data``, else the store's) at
+        ``at``: its outputs sized by the rows they actually hold, and those rows; in the sizes
+        mode its outputs as they are. ``producer`` names the invocation's place in the run."""
+        if self.blocks is None:
             return inv.outputs, None
-        rows = self.executor.run(inv, [self.data[b] for b in inv.inputs], at)
-        made = tuple(Block(b.channel, b.kind, b.to, b.frm, *frame_rows(frame)) for b, frame in zip(inv.outputs, rows))
-        return made, rows
+        executor, inputs = self.executor, data if data is not None else self.data
+        assert executor is not None
+        return self.blocks.made(inv, producer, at, lambda: executor.run(inv, [inputs[b] for b in inv.inputs], at))
 
-    def _base_of(self, channel: str, p: Provenance) -> pd.DataFrame | None:
+    def _base_of(self, channel: str, p: Provenance) -> Frame | None:
         """A base of ``channel`` at ``p``: in the store, or an input's snapshot."""
         stored = self.data.get(Block(channel, BASE, p))
         if stored is not None or self.frames is None or channel not in self.inputs or len(p) != 1 or len(p[0]) != 1:
             return stored
         (t,) = p[0]
         times = self.inputs[channel].times
-        return self.frames.base(channel, times.index(t)) if t in times else None
+        if t not in times or self.blocks is None:
+            return None
+        return self.blocks.from_pandas(self.frames.base(channel, times.index(t)))
 
     @staticmethod
     def _sized(inv: Invocation, factor: float) -> Iterable[Block]:
@@ -396,7 +409,7 @@ class _Loop:
             rng = self.noise[operator] = _stream(self.config.seed, f"noise:{operator}")
         return float(rng.standard_normal())
 
-    def _emit(self, b: Block, r: _Running, at: float, rows: pd.DataFrame | None) -> str:
+    def _emit(self, b: Block, r: _Running, at: float, rows: Frame | None) -> str:
         """Emit a chosen output block (with its ``rows`` in a data mode): ``"yes"``,
         ``"withheld"`` (beyond an inconsistency bound) or ``""`` (not chosen)."""
         name = r.chosen.get(b)
@@ -412,8 +425,9 @@ class _Loop:
             return "withheld"
         self.heads[name], self.last_targets[name], self.head_time[name] = after, b.to, at
         self.emissions.append(Emission(at, b, after))
-        if rows is not None:
-            self.outputs[name] = rows if b.is_base else apply_delta(self.outputs[name], rows, strict=head == b.frm)
+        if rows is not None and self.blocks is not None:
+            data = self.blocks.to_pandas(rows)
+            self.outputs[name] = data if b.is_base else apply_delta(self.outputs[name], data, strict=head == b.frm)
         return "yes"
 
     def _retire(self, at: float) -> None:
@@ -427,21 +441,20 @@ class _Loop:
         self.store = {}
         for b, parts in live.items():
             if parts and b not in self.store:
-                self._add(b, at, None, source="chain", data=self._chained(b, parts) if self.data_mode else None)
+                self._add(b, at, None, source="chain", data=self._chained(b, parts, at) if self.data_mode else None)
             self.store[b] = b
         self.retired.update(b for b in before if b not in self.store)
         self.data = {b: rows for b, rows in self.data.items() if b in self.store}
 
-    def _chained(self, block: Block, invocations: Iterable[Invocation]) -> pd.DataFrame:
+    def _chained(self, block: Block, invocations: Iterable[Invocation], at: float) -> Frame:
         """The rows of a chain heuristic (b) puts in the store: its invocations run in an order
         where each reads only rows already there."""
         waiting = list(invocations)
-        made: dict[Block, pd.DataFrame] = {}
+        made: dict[Block, Frame] = {}
         while waiting:
             ready = next(inv for inv in waiting if all(b in self.data or b in made for b in inv.inputs))
             waiting.remove(ready)
-            assert self.executor is not None
-            (made[ready.outputs[0]],) = self.executor.run(ready, [made.get(b, self.data.get(b)) for b in ready.inputs], 0.0)
+            _, (made[ready.outputs[0]],) = self._execute(ready, at, "chain", {**self.data, **made})  # type: ignore[misc]
         return made[block]
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -563,7 +576,23 @@ class _Loop:
             "lag_cpu_h": float(staleness.median()) if len(staleness) else None,
             "unrepaired": int((~episodes["repaired"].astype(bool)).sum()),
             "lag": lag,
+            **(self.blocks.summary() if self.blocks is not None else {}),
         }
+
+
+def _spark_rows(workflow: Workflow, config: RunConfig, horizon: float) -> BlockRows:
+    """The spark mode's rows: the process's Spark session and this run's block store
+    (imported here: nothing else of this module needs pyspark)."""
+    from staleness_lab import __version__
+    from staleness_lab.spark import get_spark
+    from staleness_lab.spark.workflow_executor import SparkRows
+
+    run = {"workflow": workflow.name, "workflow_sha256": workflow.sha256(), "seed": config.seed,
+           "scenario": config.scenario, "scheduler": config.scheduler, "horizon_h": horizon,
+           "options": asdict(config.options), "parallelism": config.parallelism, "version": __version__}
+    store = BlockStore(config.store or default_store(), workflow.name,
+                       f"{config.scenario}-{config.scheduler}-s{config.seed}", run)
+    return SparkRows(get_spark(), store)
 
 
 def _stream(seed: int, name: str) -> np.random.Generator:

@@ -134,8 +134,8 @@ def test_options_parse_and_refuse() -> None:
         options_from({"chains": "maybe"})
     with pytest.raises(InputError, match="--scheduler"):
         RunConfig(scheduler="best")
-    with pytest.raises(InputError, match="--mode: spark is not available yet"):
-        RunConfig(mode="spark")
+    with pytest.raises(InputError, match="--mode: must be one of sizes, memory, spark"):
+        RunConfig(mode="pandas")
 
 
 def test_workflow_run_json_and_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -174,7 +174,7 @@ def test_workflow_run_horizon_in_hours_or_units(capsys: pytest.CaptureFixture[st
 @pytest.mark.parametrize(("args", "message"), [
     (["--scheduler", "best"], "--scheduler: must be one of dp, greedy, random"),
     (["--scenario", "async"], "--scenario: must be one of"),
-    (["--mode", "spark"], "--mode: spark is not available yet"),
+    (["--mode", "pandas"], "--mode: must be one of sizes, memory, spark"),
     (["--horizon", "0"], "--horizon:"),
     (["--option", "overkill"], "--option: must be K=V"),
     (["--option", "fast=on"], "--option fast: unknown option"),
