@@ -35,6 +35,7 @@ from staleness_lab.sweeps.registry import Param, check_choice, experiment
 from staleness_lab.workflows.context import SCENARIOS, Options
 from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.sim import MAX_SCHEDULER_S, SCHEDULERS, RunConfig, run
+from staleness_lab.workflows.sources import CRAWL_INITIAL, ISSUE_RATES, URLS, USERS
 
 PROFILES = ("quick", "standard", "full")
 #: The evaluation workflows (file stems under ``data/workflows/``) and their short names.
@@ -52,6 +53,37 @@ def load(name: str) -> Workflow:
 
     check_choice(name, WORKFLOWS, "workflow")
     return load_workflow(repo_file(f"data/workflows/{name}.yaml"))
+
+
+#: Per generator: the size parameters :func:`reduced` scales with ``rows`` and their defaults
+#: (sp-clicks draws its pages from the crawl's, so it follows the crawl's sizes).
+_SIZE_PARAMS = {
+    "sp-crawl": {"initial": CRAWL_INITIAL},
+    "sp-clicks": {"users": USERS, "crawl_rows": ISSUE_RATES["sp-crawl"][1], "crawl_initial": CRAWL_INITIAL},
+    "fp-log": {},
+    "cs-fetches": {"urls": URLS},
+}
+
+
+def reduced(workflow: Workflow, share: float) -> Workflow:
+    """``workflow`` with every generated input's sizes (rows per arrival, initial pages, users,
+    URLs) scaled by ``share`` (at least 1 each): the issue's "reduced sizes" of quick Spark
+    runs, same rates, same graph."""
+    from staleness_lab.workflows.load import workflow_from_dict
+
+    if not 0 < share <= 1:
+        raise InputError("share", f"must be in (0, 1], got {share!r}")
+    data = workflow.to_dict()
+    for channel in data["channels"].values():
+        spec = channel.get("input")
+        if not spec or "generator" not in spec:
+            continue
+        params = dict(spec.get("params", {}))
+        for name, default in _SIZE_PARAMS.get(spec["generator"], {}).items():
+            params[name] = max(1, round(params.get(name, default) * share))
+        spec["rows"] = max(1, round(spec["rows"] * share))
+        spec["params"] = params
+    return workflow_from_dict(data, base_dir=workflow.base_dir)
 
 
 def options_without(off: str) -> Options:

@@ -69,20 +69,27 @@ def _match_close(only_a: list[tuple], only_b: list[tuple], rel: float) -> tuple[
     return left_a, left_b
 
 
+def _tuples(df: pd.DataFrame) -> Iterable[tuple]:
+    """The rows of ``df`` as tuples, every missing value (None, NaN) as None: pandas writes
+    either for a null in an object column, Spark's ``toPandas`` writes None."""
+    return df.astype(object).where(df.notna(), None).itertuples(index=False, name=None)
+
+
 def bag_difference(a: pd.DataFrame, b: pd.DataFrame, *, rel: float = 1e-12) -> str | None:
     """None if ``a`` and ``b`` are equal as multisets of rows, else a readable difference.
 
     Columns are compared as sets (order-insensitive), the index is ignored, ``_sign`` is an
-    ordinary column (so a delta compares row for row, ±r pairs included) and floats are equal
-    within relative ``rel`` (digest §1 "Data model": bag semantics [P])."""
+    ordinary column (so a delta compares row for row, ±r pairs included), floats are equal
+    within relative ``rel`` and missing values (None, NaN) are one null (digest §1 "Data
+    model": bag semantics [P])."""
     if a.columns.duplicated().any() or b.columns.duplicated().any():
         return f"repeated column names: {list(a.columns)}, {list(b.columns)}"
     if set(a.columns) != set(b.columns):
         return (f"columns differ: only in a {sorted(set(a.columns) - set(b.columns))}, "
                 f"only in b {sorted(set(b.columns) - set(a.columns))}")
     columns = list(a.columns)
-    count_a = Counter(a[columns].itertuples(index=False, name=None))
-    count_b = Counter(b[columns].itertuples(index=False, name=None))
+    count_a = Counter(_tuples(a[columns]))
+    count_b = Counter(_tuples(b[columns]))
     only_a, only_b = _match_close(list((count_a - count_b).elements()),
                                   list((count_b - count_a).elements()), rel)
     if not only_a and not only_b:

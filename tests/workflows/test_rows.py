@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -290,6 +291,15 @@ def test_bag_equal_is_a_multiset_comparison() -> None:
     assert not bag_equal(a, frame(["k", "x"], (1, 0.3 + 1e-9), (1, 0.3), (2, 1.0)))
     assert "only in a [(2, 1.0)]" in bag_difference(a, frame(["k", "x"], (1, 0.3), (1, 0.3)))
     assert "columns differ" in bag_difference(a, frame(["k"], (1,)))
+
+
+def test_bag_equal_takes_none_and_nan_for_one_null() -> None:
+    """pandas writes None or NaN for a null in an object column (a group-by turns None into
+    NaN); Spark's toPandas writes None: both are the same missing value."""
+    with_nan = pd.DataFrame({"url": ["u1", "u2"], "content": [np.nan, "x"], "t": [np.nan, 1.0]})
+    with_none = pd.DataFrame({"url": ["u2", "u1"], "content": ["x", None], "t": [1.0, None]})
+    assert bag_equal(with_nan, with_none)
+    assert not bag_equal(with_nan, with_none.assign(content=["x", "y"]))
 
 
 def test_apply_delta_output_is_sorted_plain_rows() -> None:

@@ -164,8 +164,8 @@ def test_workflow_run_horizon_in_hours_or_units(capsys: pytest.CaptureFixture[st
     from staleness_lab.cli import main
 
     runs = []
-    for given in ("6", "6h", "360min"):
-        assert main(["workflow", "run", str(DATA / "olston-example.yaml"), "--json", "--horizon", given]) == 0
+    for text in ("6", "6h", "360min"):
+        assert main(["workflow", "run", str(DATA / "olston-example.yaml"), "--json", "--horizon", text]) == 0
         runs.append(json.loads(capsys.readouterr().out))
     assert runs[0]["horizon_h"] == 6.0 and runs[0] == runs[1] | {"scheduler_s": runs[0]["scheduler_s"]}
     assert runs[1] == runs[2] | {"scheduler_s": runs[1]["scheduler_s"]}

@@ -1,0 +1,197 @@
+"""Olston's spark mode against the memory mode, and its block store under crashes: the same
+decisions, the same blocks with the same rows, and a resumed run ending with the manifests of
+an uninterrupted one (the issue's "Tests: Spark")."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from staleness_lab.experiments.olston import WORKFLOWS, load, reduced
+from staleness_lab.workflows.blocks import DELTA
+from staleness_lab.workflows.block_store import CRASH_ENV, CRASH_STATUS, MANIFESTS, verify
+from staleness_lab.workflows.rows import bag_difference
+from staleness_lab.workflows.sim import RunConfig, _Loop
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The issue's "reduced sizes": a tenth of every generated input.
+SHARE = 0.1
+
+
+def _recorded(workflow: Any, config: RunConfig) -> tuple[dict[str, Any], list[tuple[str, float, float, pd.DataFrame]]]:
+    """Run ``workflow`` and record every block a mode hands the loop, in order: (label, rows,
+    deletions, pandas rows). A spark run's rows are read from the store: a data block's with
+    pyarrow (what is on disk), a chain of strong deltas as its parts' rows, a chain of a weak
+    kind through Spark."""
+    loop = _Loop(workflow, config)
+    blocks = loop.blocks
+    assert blocks is not None
+    seen: list[tuple[Any, Any, str | None]] = []
+    made, arrival = blocks.made, blocks.arrival
+    ids = getattr(blocks, "ids", {})
+
+    def record_made(inv: Any, producer: str, at: float, compute: Any) -> Any:
+        out = made(inv, producer, at, compute)
+        seen.extend((b, f, ids.get(b)) for b, f in zip(*out))
+        return out
+
+    def record_arrival(block: Any, frame: Any, at: float) -> Any:
+        out = arrival(block, frame, at)
+        seen.append((block, out, ids.get(block)))
+        return out
+
+    blocks.made, blocks.arrival = record_made, record_arrival  # type: ignore[method-assign]
+    result = loop.run()
+    rows = [(b.label(), b.rows, b.deletes, _rows(blocks, b.channel, bid, f)) for b, f, bid in seen]
+    return {"summary": result.summary, "frames": result.frames, "outputs": result.outputs}, rows
+
+
+def _rows(blocks: Any, channel: str, bid: str | None, frame: Any) -> pd.DataFrame:
+    if bid is None:
+        return frame
+    manifest = blocks.store.manifest(channel, bid)
+    if not manifest.get("chain"):
+        return pq.read_table(blocks.store.data_dir(channel, bid)).to_pandas()
+    if manifest["type"] == DELTA:
+        return pd.concat([_rows(blocks, channel, part, None) for part in manifest["parts"]], ignore_index=True)
+    return frame.toPandas()
+
+
+@pytest.mark.parametrize("name", list(WORKFLOWS))
+def test_memory_and_spark_agree_on_six_hours(spark: Any, name: str, tmp_path: Path) -> None:
+    """The same invocation log in order (operator, variant, input and output blocks, virtual
+    times, costs), and per block the same type, provenance, row count and rows as a bag
+    (floats within 1e-12 relative); the outputs' relations too."""
+    workflow = reduced(load(name), SHARE)
+    memory, memory_rows = _recorded(workflow, RunConfig(mode="memory", horizon=6.0, seed=1))
+    on_spark, spark_rows = _recorded(workflow, RunConfig(mode="spark", horizon=6.0, seed=1, store=tmp_path))
+    summary = on_spark["summary"]
+    assert summary["status"] == "ok" and summary["blocks_written"] == len(spark_rows) - _chains(tmp_path)
+    pd.testing.assert_frame_equal(memory["frames"]["invocations"], on_spark["frames"]["invocations"])
+    pd.testing.assert_frame_equal(memory["frames"]["blocks"], on_spark["frames"]["blocks"])
+    assert len(memory["frames"]["invocations"]) > 20
+    assert [r[:3] for r in memory_rows] == [r[:3] for r in spark_rows]
+    for (label, *_, a), (_, *_, b) in zip(memory_rows, spark_rows):
+        diff = bag_difference(a, b)
+        assert diff is None, f"{label}: {diff:.600}"
+    for channel, rows in memory["outputs"].items():
+        assert bag_difference(rows, on_spark["outputs"][channel]) is None, channel
+    found = verify(tmp_path)
+    assert found.damage == [] and found.orphans == [] and found.blocks == len(spark_rows)
+
+
+def _chains(store: Path) -> int:
+    return sum(1 for m in store.glob(f"*/*/*/{MANIFESTS}/*.json") if json.loads(m.read_text()).get("chain"))
+
+
+# -- crashes and resume --------------------------------------------------------------------------
+def _workflow_file(tmp_path: Path) -> Path:
+    path = tmp_path / "fp-reduced.json"
+    path.write_text(json.dumps(reduced(load("feedback-prioritization"), SHARE).to_dict()))
+    return path
+
+
+def _cli(wf: Path, store: Path) -> list[str]:
+    return [sys.executable, "-m", "staleness_lab.cli", "workflow", "run", str(wf), "--mode", "spark",
+            "--horizon", "1h", "--seed", "2", "--store", str(store), "--json"]
+
+
+def _manifests(store: Path) -> dict[str, dict[str, Any]]:
+    """Every committed manifest by channel/id, without what differs between two writes of the
+    same rows (Spark's part file names, the measured seconds)."""
+    out = {}
+    for path in store.glob(f"*/*/*/{MANIFESTS}/*.json"):
+        m = json.loads(path.read_text())
+        m.pop("measured_s", None)
+        if not m.get("chain"):
+            m["parts"] = len(m["parts"])
+        out[f"{m['channel']}/{m['id']}"] = m
+    return out
+
+
+def _data_commits(manifests: dict[str, dict[str, Any]]) -> int:
+    return sum(1 for m in manifests.values() if not m.get("chain"))
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory, spark: Any) -> tuple[Path, dict[str, dict[str, Any]]]:
+    from staleness_lab.cli import main
+
+    base = tmp_path_factory.mktemp("uninterrupted")
+    wf = _workflow_file(base)
+    assert main(_cli(wf, base / "store")[3:]) == 0
+    return wf, _manifests(base / "store")
+
+
+@pytest.mark.parametrize(("n", "point"), [(9, "data"), (14, "rename"), (20, "manifest")])
+def test_crash_at_a_commit_then_resume(uninterrupted: tuple[Path, dict[str, Any]], n: int, point: str,
+                                       tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``STALENESS_LAB_CRASH_AT=n:point`` ends the run inside data commit ``n``: the blocks
+    visible are a subset of the uninterrupted run's with ``n - 1`` data commits, verify passes,
+    and the resumed run ends with exactly the uninterrupted run's manifests."""
+    from staleness_lab.cli import main
+
+    wf, expected = uninterrupted
+    store = tmp_path / "store"
+    crashed = subprocess.run(_cli(wf, store), env={**os.environ, CRASH_ENV: f"{n}:{point}"}, cwd=ROOT,
+                             capture_output=True, text=True, timeout=600)
+    assert crashed.returncode == CRASH_STATUS, crashed.stderr[-2000:]
+    visible = _manifests(store)
+    assert _data_commits(visible) == n - 1 and set(visible) < set(expected)
+    assert all(visible[k] == expected[k] for k in visible)
+    found = verify(store)
+    assert found.damage == [] and found.orphans, found
+    assert main(_cli(wf, store)[3:]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["resumed"] is True and summary["blocks_skipped"] == n - 1
+    assert _manifests(store) == expected
+    assert verify(store).orphans == []
+
+
+def test_sigkill_at_a_random_commit_then_resume(uninterrupted: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """One SIGKILL once a random number of blocks is committed; the resumed run ends with the
+    uninterrupted run's manifests."""
+    from staleness_lab.cli import main
+
+    wf, expected = uninterrupted
+    store = tmp_path / "store"
+    target = random.Random(os.getpid()).randrange(3, _data_commits(expected) - 2)
+    proc = subprocess.Popen(_cli(wf, store), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            if store.exists() and _data_commits(_manifests(store)) >= target:
+                proc.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.05)
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, f"the run ended ({proc.returncode}) before {target} commits"
+    visible = _manifests(store)
+    assert set(visible) <= set(expected) and verify(store).damage == []
+    assert main(_cli(wf, store)[3:]) == 0
+    assert _manifests(store) == expected
+
+
+def test_another_run_in_the_same_store_exits_2(uninterrupted: tuple[Path, dict[str, Any]], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from staleness_lab.cli import main
+
+    wf, _ = uninterrupted
+    store = tmp_path / "store"
+    assert main(_cli(wf, store)[3:-1] + ["--horizon", "30min"]) == 0
+    capsys.readouterr()
+    assert main(_cli(wf, store)[3:]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "run.json differs in horizon_h" in err, err
