@@ -38,9 +38,9 @@ INC = "_inc"
 
 
 def _key_in(df: pd.DataFrame, keys: list[str], other: pd.DataFrame) -> np.ndarray:
-    """Per row of ``df``: is its key among ``other``'s keys (a semi-join mask)?"""
-    if len(keys) == 1:
-        return df[keys[0]].isin(other[keys[0]]).to_numpy()
+    """Per row of ``df``: is its key among ``other``'s keys (a semi-join mask)? A MultiIndex
+    even for one key: its codes make None and NaN one null, as the group-bys do (``Series.isin``
+    would not match a None key with the NaN a group-by wrote for it)."""
     return pd.MultiIndex.from_frame(df[keys]).isin(pd.MultiIndex.from_frame(other[keys]))
 
 

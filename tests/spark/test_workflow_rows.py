@@ -65,8 +65,8 @@ KEYS = st.sampled_from(["k", "i", ["k", "i"], ["k", "b"]])
 
 def table(columns: list[str], rows: list[tuple]) -> pd.DataFrame:
     """A frame of ``rows`` with fixed dtypes (also when empty). A null string is NaN, the
-    null pandas' own group-bys write: ``Series.isin`` (``weak._key_in`` on one key) does not
-    match None with NaN, where Spark has one null (see :func:`test_pandas_none_is_not_nan`)."""
+    null pandas' own group-bys write (None and NaN are one null to both twins: see
+    :func:`test_pandas_none_is_nan`)."""
     dtypes = {**DTYPES, SIGN: "int8", SEQ: "int64", TOMB: bool, INC: "int64", "n": "int64"}
     values = list(zip(*rows)) if rows else [()] * len(columns)
     out = pd.DataFrame({c: pd.Series(list(v), dtype=dtypes[c]) for c, v in zip(columns, values)})
@@ -598,14 +598,13 @@ def test_log_score_edges_and_floor_log2(spark: Any) -> None:
     assert [r["e"] for r in got.collect()] == floor_log2(np.array(m)).tolist()
 
 
-def test_pandas_none_is_not_nan(spark: Any) -> None:
-    """Where the pandas twin sees two nulls: ``weak._key_in`` on one key is ``Series.isin``,
-    which does not match a None key with the NaN that pandas' group-by writes for it, so
-    ``increment_to_delta`` of a None-keyed count misses its old row. Spark has one null, and
-    its delta is the one that turns the old counts into the new."""
+def test_pandas_none_is_nan(spark: Any) -> None:
+    """One null in both twins: a None key meets the NaN that pandas' group-by writes for it
+    (``weak._key_in`` matches keys through MultiIndex codes), so ``increment_to_delta`` of a
+    None-keyed count retracts its old row in pandas as in Spark."""
     counts = pd.DataFrame({"k": pd.Series([None], dtype=object), "n": [1]})
     inc = pd.DataFrame({"k": pd.Series([None], dtype=object), INC: [1]})
-    assert len(K.increment_to_delta(counts, inc, "k")) == 1  # +(null, 2) alone
+    assert_rows(sp(spark, K.increment_to_delta(counts, inc, "k")), table(["k", "n", SIGN], [(None, 1, -1), (None, 2, 1)]))
     delta = W.increment_to_delta(sp(spark, counts), sp(spark, inc), "k")
     assert_rows(delta, table(["k", "n", SIGN], [(None, 1, -1), (None, 2, 1)]))
     assert_rows(W.apply_delta(sp(spark, counts), delta), K.apply_increment(counts, inc, "k"))
