@@ -272,6 +272,18 @@ def worked_examples(profile: str = "live") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def check14(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
+    """Check 14 (digest §7, §8): a spark run, every block on Parquet, makes the memory run's
+    decisions and leaves the same output relations."""
+    claim = "On Spark with Parquet blocks: the same invocations and the same output rows as in memory."
+    if frame.empty:
+        return _row("14", "§8", claim, None, math.nan, "undecided: no spark run", profile)
+    parts = [f"{r.workflow} {r.hours:g} h x{r.share:g}: {r.invocations} invocations, "
+             + ("agree" if r.agree else f"differ (log equal: {r.same_invocations}; outputs: {r.outputs_differ or '-'})")
+             for r in frame.itertuples()]
+    return _row("14", "§8", claim, bool(frame["agree"].all()), float(-(~frame["agree"]).sum()), "; ".join(parts), profile)
+
+
 def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:
     """Every verdict from the tables' frames (those present)."""
     rows: list[dict[str, Any]] = []
@@ -286,6 +298,8 @@ def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFra
         rows.append(check11(order_rows, profile))
     if "check12" in frames:
         rows.append(check12(frames["check12"], profile))
+    if "spark" in frames:
+        rows.append(check14(frames["spark"], profile))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -293,4 +307,4 @@ def summary_line(table: pd.DataFrame, profile: str) -> str:
     """One line for the report index."""
     from staleness_lab.experiments.intermittent_checks import summary_line as line
 
-    return line(table, profile, subject="verdicts on Olston's Tables 5-6 and checks 10-12")
+    return line(table, profile, subject="verdicts on Olston's Tables 5-6 and checks 10-12 and 14")

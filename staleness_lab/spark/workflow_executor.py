@@ -138,10 +138,14 @@ class SparkRows:
 
     # -- the store -----------------------------------------------------------------------------
     def _commit(self, block: Block, bid: str, frame: DataFrame, meta: dict[str, Any], started: float) -> dict[str, Any]:
+        """Write ``frame`` with Spark (one part file) and commit it; ``measured_s``: from the
+        invocation's start to the end of this write (the write is the Spark job)."""
+        recorded = {**meta, "schema": frame.schema.json()}
+
         def write(directory: Path) -> None:
             frame.coalesce(1).write.mode("errorifexists").parquet(str(directory))
-        return self.store.commit_data(block, bid, write, {**meta, "measured_s": time.perf_counter() - started,
-                                                          "schema": frame.schema.json()})
+            recorded["measured_s"] = time.perf_counter() - started
+        return self.store.commit_data(block, bid, write, recorded)
 
     def _read(self, manifest: dict[str, Any]) -> DataFrame:
         """A committed block's frame, with the schema its manifest records."""

@@ -114,3 +114,25 @@ def test_check12_limits() -> None:
                           _check12_row("longterm", 192.0, {"count": 9}, {"count": 2, "top-unfetched": 5})])
     row = olston_checks.check12(short, "t")
     assert row["holds"] is False and math.isclose(row["margin"], 2 / 5 - 0.5)
+
+
+def test_reduced_scales_every_generated_size() -> None:
+    """A tenth of §8's sizes: rows per arrival and the generators' populations, same rates."""
+    sp = olston.reduced(olston.load("search-preprocessing"), 0.1)
+    pages, clicks = sp.channel("pages").input, sp.channel("clicks").input
+    assert (pages.rows, dict(pages.params), pages.every) == (5, {"initial": 500}, 0.25)
+    assert (clicks.rows, dict(clicks.params)) == (50, {"users": 200, "crawl_rows": 5, "crawl_initial": 500})
+    assert olston.reduced(olston.load("crawl-selection"), 0.1).channel("fetches").input.params == (("urls", 1000),)
+    with pytest.raises(InputError, match="share"):
+        olston.reduced(olston.load("feedback-prioritization"), 0)
+
+
+def test_check14_needs_every_workflow_to_agree() -> None:
+    row = {"workflow": "feedback-prioritization", "hours": 1.0, "share": 0.1, "invocations": 23,
+           "same_invocations": True, "outputs_differ": "", "agree": True}
+    frame = pd.DataFrame([row, {**row, "workflow": "crawl-selection"}])
+    assert olston_checks.check14(frame, "quick")["holds"] is True
+    broken = frame.assign(agree=[True, False], outputs_differ=["", "crawl_queue"])
+    verdict = olston_checks.check14(broken, "quick")
+    assert verdict["holds"] is False and verdict["margin"] == -1.0 and "outputs: crawl_queue" in verdict["detail"]
+    assert olston_checks.check14(frame.iloc[:0], "quick")["holds"] is None
