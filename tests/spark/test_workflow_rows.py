@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from staleness_lab.spark import get_spark
 from staleness_lab.spark import workflow_functions as SF
 from staleness_lab.spark import workflow_rows as W
 from staleness_lab.workflows import rows as R
@@ -59,6 +60,14 @@ VALUES: dict[str, st.SearchStrategy[Any]] = {
     "record_id": st.integers(0, 5), "query": st.sampled_from(["q1", "q2"]), "is_news": st.booleans(),
 }
 KEYS = st.sampled_from(["k", "i", ["k", "i"], ["k", "b"]])
+
+
+@pytest.fixture(scope="module")
+def spark(spark: Any) -> Any:
+    """The live shared session when this module starts: ``test_session`` replaces the first
+    one (and restores ``local[2]`` as a new object), so the session-scoped fixture's object may
+    be stopped."""
+    return get_spark()
 
 
 # ---------------------------------------------------------------- helpers
