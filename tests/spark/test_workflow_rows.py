@@ -37,7 +37,7 @@ from staleness_lab.workflows.weak import INC, SEQ, TOMB
 #: The registered generators (importing ``sources`` registers them).
 GENERATORS = sources.GENERATORS
 #: Spark jobs take 0.1-0.3 s each: few, data-rich examples.
-SETTINGS = settings(max_examples=10, deadline=None)
+SETTINGS = settings(max_examples=6, deadline=None)
 
 #: The random frames' columns: dtypes and values (small alphabets, nulls in string columns).
 BASE = ["k", "i", "f", "b"]
