@@ -177,6 +177,7 @@ def test_workflow_run_horizon_in_hours_or_units(capsys: pytest.CaptureFixture[st
     (["--mode", "pandas"], "--mode: must be one of sizes, memory, spark"),
     (["--horizon", "0"], "--horizon:"),
     (["--option", "overkill"], "--option: must be K=V"),
+    (["--store", "wh"], "--store: only the spark mode keeps a block store (--mode is sizes)"),
     (["--option", "fast=on"], "--option fast: unknown option"),
 ])
 def test_workflow_run_bad_input_is_one_line(args: list[str], message: str, tmp_path: Path,
