@@ -243,7 +243,7 @@ def spark_runs(profile: str, *, seed: int = 1, progress: bool = False) -> pd.Dat
 
     from tqdm.auto import tqdm
 
-    from staleness_lab.workflows.block_store import MANIFESTS
+    from staleness_lab.workflows.block_store import manifest_paths, run_dirs
     from staleness_lab.workflows.rows import bag_difference
 
     check_choice(profile, PROFILES, "profile")
@@ -256,7 +256,7 @@ def spark_runs(profile: str, *, seed: int = 1, progress: bool = False) -> pd.Dat
             started = time.perf_counter()
             spark = run(wf, RunConfig(mode="spark", horizon=hours, seed=seed, store=Path(store)))
             wall = time.perf_counter() - started
-            manifests = [json.loads(p.read_text()) for p in Path(store).glob(f"*/*/*/{MANIFESTS}/*.json")]
+            manifests = [json.loads(p.read_text()) for run_dir in run_dirs(Path(store)) for p in manifest_paths(run_dir)]
         measured = pd.Series([m["measured_s"] for m in manifests if m["op"] not in ("input",) and not m.get("chain")],
                              dtype=float)
         same_log = memory.frames["invocations"].equals(spark.frames["invocations"])

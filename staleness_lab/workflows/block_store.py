@@ -219,27 +219,36 @@ def _count_rows(parts: list[Path]) -> tuple[int, int]:
 # ---------------------------------------------------------------- verify
 
 def run_dirs(store: Path) -> Iterator[Path]:
-    """Every run directory (one holding ``run.json``) under ``store``, or ``store`` itself."""
+    """Every run directory (one holding ``run.json``) of ``store``: a run itself, a
+    workflow's directory or the store's root (the layout's two levels; no walk through the
+    blocks' data, which a running writer is renaming)."""
     store = Path(store)
     if (store / RUN_FILE).exists():
         yield store
         return
-    yield from sorted(p.parent for p in store.rglob(RUN_FILE))
+    yield from sorted(p.parent for p in (*store.glob(f"*/{RUN_FILE}"), *store.glob(f"*/*/{RUN_FILE}")))
 
 
 def _channel_dirs(run: Path) -> Iterator[Path]:
     return (p for p in sorted(run.iterdir()) if p.is_dir() and not p.name.startswith("."))
 
 
+def manifest_paths(run: Path) -> Iterator[Path]:
+    """Every committed manifest of one run directory, by channel then id: what readers list
+    (a block exists iff its manifest does)."""
+    for channel in _channel_dirs(run):
+        yield from sorted((channel / MANIFESTS).glob("*.json"))
+
+
 def orphans(run: Path) -> Iterator[Path]:
     """Hidden temporaries and data directories without a manifest in one run directory."""
     if not run.exists():
         return
+    named = {(p.parent.parent.name, p.stem) for p in manifest_paths(run)}
     for channel in _channel_dirs(run):
         manifests = channel / MANIFESTS
-        named = {p.stem for p in manifests.glob("*.json")} if manifests.exists() else set()
         for p in sorted(channel.iterdir()):
-            if p.name.startswith(".") or (p.is_dir() and p.name != MANIFESTS and p.name not in named):
+            if p.name.startswith(".") or (p.is_dir() and p.name != MANIFESTS and (channel.name, p.name) not in named):
                 yield p
         if manifests.exists():
             yield from sorted(p for p in manifests.iterdir() if p.name.startswith("."))
@@ -263,15 +272,11 @@ def verify(store: Path) -> Verified:
     for run in run_dirs(store):
         found.runs += 1
         found.orphans.extend(str(p) for p in orphans(run))
-        for channel in _channel_dirs(run):
-            manifests = channel / MANIFESTS
-            if not manifests.exists():
-                continue
-            for path in sorted(manifests.glob("*.json")):
-                found.blocks += 1
-                problem = _check_manifest(channel, path)
-                if problem:
-                    found.damage.append(f"{path}: {problem}")
+        for path in manifest_paths(run):
+            found.blocks += 1
+            problem = _check_manifest(path.parent.parent, path)
+            if problem:
+                found.damage.append(f"{path}: {problem}")
     return found
 
 
@@ -299,7 +304,7 @@ def _check_manifest(channel: Path, path: Path) -> str | None:
         resized = sorted(n for n in set(listed) & set(present) if listed[n] != present[n])
         return f"data differs from the manifest: missing {missing}, unlisted {extra}, resized {resized}"
     try:
-        rows, _ = _count_rows(parquet_files(data))
+        rows = sum(pq.read_metadata(p).num_rows for p in parquet_files(data))  # footers only
     except (OSError, ValueError) as err:
         return f"unreadable Parquet ({err})"
     if rows != manifest.get("rows"):

@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 import time
 import zlib
-from collections import deque
+from collections import ChainMap, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -218,10 +218,10 @@ class _Loop:
         self.aborted = 0
         self.status = "ok"
         # the data modes: the rows of every block in the store, and of each output's head
-        self.data_mode = config.mode != "sizes"
-        self.frames = InputFrames(workflow, config.seed, self.horizon, self.inputs) if self.data_mode else None
+        data_mode = config.mode != "sizes"
+        self.frames = InputFrames(workflow, config.seed, self.horizon, self.inputs) if data_mode else None
         self.blocks: BlockRows | None = (MemoryRows() if config.mode == "memory" else
-                                         _spark_rows(workflow, config, self.horizon) if self.data_mode else None)
+                                         _spark_rows(workflow, config, self.horizon) if data_mode else None)
         self.executor = Executor(workflow, self._base_of, self.blocks.algebra) if self.blocks is not None else None
         self.data: dict[Block, Frame] = {}
         self.outputs: dict[str, pd.DataFrame] = {}
@@ -441,7 +441,7 @@ class _Loop:
         self.store = {}
         for b, parts in live.items():
             if parts and b not in self.store:
-                self._add(b, at, None, source="chain", data=self._chained(b, parts, at) if self.data_mode else None)
+                self._add(b, at, None, source="chain", data=self._chained(b, parts, at) if self.blocks is not None else None)
             self.store[b] = b
         self.retired.update(b for b in before if b not in self.store)
         self.data = {b: rows for b, rows in self.data.items() if b in self.store}
@@ -454,7 +454,7 @@ class _Loop:
         while waiting:
             ready = next(inv for inv in waiting if all(b in self.data or b in made for b in inv.inputs))
             waiting.remove(ready)
-            _, (made[ready.outputs[0]],) = self._execute(ready, at, "chain", {**self.data, **made})  # type: ignore[misc]
+            _, (made[ready.outputs[0]],) = self._execute(ready, at, "chain", ChainMap(made, self.data))  # type: ignore[misc]
         return made[block]
 
     # -- scheduling ------------------------------------------------------------------------------

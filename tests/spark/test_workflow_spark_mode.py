@@ -20,7 +20,7 @@ import pytest
 
 from staleness_lab.experiments.olston import WORKFLOWS, load, reduced
 from staleness_lab.workflows.blocks import DELTA
-from staleness_lab.workflows.block_store import CRASH_ENV, CRASH_STATUS, MANIFESTS, verify
+from staleness_lab.workflows.block_store import CRASH_ENV, CRASH_STATUS, manifest_paths, run_dirs, verify
 from staleness_lab.workflows.rows import bag_difference
 from staleness_lab.workflows.sim import RunConfig, _Loop
 
@@ -92,7 +92,7 @@ def test_memory_and_spark_agree_on_six_hours(spark: Any, name: str, tmp_path: Pa
 
 
 def _chains(store: Path) -> int:
-    return sum(1 for m in store.glob(f"*/*/*/{MANIFESTS}/*.json") if json.loads(m.read_text()).get("chain"))
+    return sum(1 for m in _all_manifests(store) if json.loads(m.read_text()).get("chain"))
 
 
 # -- crashes and resume --------------------------------------------------------------------------
@@ -111,13 +111,17 @@ def _manifests(store: Path) -> dict[str, dict[str, Any]]:
     """Every committed manifest by channel/id, without what differs between two writes of the
     same rows (Spark's part file names, the measured seconds)."""
     out = {}
-    for path in store.glob(f"*/*/*/{MANIFESTS}/*.json"):
+    for path in _all_manifests(store):
         m = json.loads(path.read_text())
         m.pop("measured_s", None)
         if not m.get("chain"):
             m["parts"] = len(m["parts"])
         out[f"{m['channel']}/{m['id']}"] = m
     return out
+
+
+def _all_manifests(store: Path) -> list[Path]:
+    return [p for run in run_dirs(store) for p in manifest_paths(run)]
 
 
 def _data_commits(manifests: dict[str, dict[str, Any]]) -> int:
