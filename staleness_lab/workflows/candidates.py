@@ -28,7 +28,7 @@ Variants (``L``, ``R`` the left and right inputs):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -90,8 +90,12 @@ class BlockGen:
     """The generator of one scheduler call (module docstring)."""
 
     def __init__(self, ctx: PlanContext, ops: list[OpView], weak: dict[str, str | None],
-                 converter_rates: costs.Rates = costs.Rates()) -> None:
+                 converter_rates: costs.Rates = costs.Rates(), relation_rows: Mapping[str, float] | None = None) -> None:
         self.ctx = ctx
+        # n(B_R) of an asynchronous right join's fanout: the materialized relation
+        # (:func:`relation_rows`), so that an estimate depends neither on the order in which
+        # the search optimizes blocks nor on what else a re-estimate's pool holds
+        self.relation_rows = relation_rows or {}
         self.weak = weak  # channel -> the weak kind it holds, if any
         self.readers: dict[str, list[tuple[OpView, int]]] = {}
         for op in ops:
@@ -300,7 +304,7 @@ class BlockGen:
             inputs = (d, base)
         else:
             frm, to = concat(base.to, d.frm), concat(base.to, d.to)
-            n_right = max((x.rows for x in pool.bases_on(d.channel)), default=d.rows)
+            n_right = self.relation_rows.get(d.channel, d.rows)
             cost, rows = costs.async_right_join(op.rates, base.rows, d.rows, n_right, op.sigma)
             inputs = (base, d)
         share = d.deletes / d.rows if d.rows else 0.0
@@ -342,3 +346,26 @@ def _ordered(k: int, mine, theirs):  # type: ignore[no-untyped-def]
     """``(left, right)`` with ``mine`` on side ``k``."""
     return (mine, theirs) if k == 0 else (theirs, mine)
 
+
+def reestimate(gen: BlockGen, planned: Invocation, inputs: tuple[Block, ...]) -> Invocation | None:
+    """``planned`` estimated again on ``inputs`` (the same blocks as its inputs, with other
+    sizes: those actually made, or made by another producer): the invocation ``gen`` offers with
+    the same operator, variant, inputs and outputs, or None when those inputs no longer admit
+    the variant (a delta with deletions refusing the relaxed ``c^{delta B}``, correction 3)."""
+    pool = Pool()
+    for b in inputs:
+        pool.add(b)
+    return next((inv for _, inv in gen(inputs[-1], pool)
+                 if inv.operator == planned.operator and inv.variant == planned.variant
+                 and inv.inputs == planned.inputs and inv.outputs == planned.outputs), None)
+
+
+def relation_rows(blocks: Iterable[Block]) -> dict[str, float]:
+    """Each channel's relation size as the estimates read it: the rows of its largest
+    materialized base (a channel without one falls back, in :class:`BlockGen`, to the delta's
+    own rows)."""
+    rows: dict[str, float] = {}
+    for b in blocks:
+        if b.is_base:
+            rows[b.channel] = max(rows.get(b.channel, 0.0), b.rows)
+    return rows

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from staleness_lab.errors import InputError
 from staleness_lab.workflows import costs
 from staleness_lab.workflows.blocks import Block, Invocation
-from staleness_lab.workflows.candidates import BlockGen, OpView
+from staleness_lab.workflows.candidates import BlockGen, OpView, relation_rows
 from staleness_lab.workflows.context import EPSILON, SCENARIOS, Options, PlanContext, channel_kinds
 from staleness_lab.workflows.elements import InconsistencyBound
 from staleness_lab.workflows.heuristics import Projection, compulsory_chains, frontiers, old_rule, overkill_rule
@@ -110,7 +110,7 @@ class Scheduler:
         ctx = self.context(t + EPSILON, heads, arrivals)
         actual = list(blocks)
         live, old = self.live(actual, last_targets)
-        return Prepared(ctx, actual, live, self.generator(ctx), old)
+        return Prepared(ctx, actual, live, self.generator(ctx, actual), old)
 
     def live(self, blocks: Sequence[Block], last_targets: Mapping[str, Provenance]) -> tuple[
             dict[Block, frozenset[Invocation]], Callable[[Block], bool]]:
@@ -122,9 +122,10 @@ class Scheduler:
         kept = [b for b in blocks if not old(b)]
         return (compulsory_chains(kept, front) if self.options.chains else {b: frozenset() for b in kept}), old
 
-    def generator(self, ctx: PlanContext) -> BlockGen:
-        """``blockGen`` under the checks ``ctx``; converters cost at the workflow's cost model."""
-        return BlockGen(ctx, self.ops, self.weak, self.converter_rates)
+    def generator(self, ctx: PlanContext, blocks: Iterable[Block]) -> BlockGen:
+        """``blockGen`` under the checks ``ctx`` over the materialized ``blocks`` (the relation
+        sizes its estimates read); converters cost at the workflow's cost model."""
+        return BlockGen(ctx, self.ops, self.weak, self.converter_rates, relation_rows(blocks))
 
     def plan(
         self,

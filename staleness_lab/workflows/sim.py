@@ -78,7 +78,7 @@ from staleness_lab.workflows import baselines
 from staleness_lab.workflows.block_rows import BlockRows, MemoryRows
 from staleness_lab.workflows.block_store import BlockStore, default_store
 from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
-from staleness_lab.workflows.candidates import BlockGen, Pool
+from staleness_lab.workflows.candidates import BlockGen, Pool, reestimate
 from staleness_lab.workflows.context import EPSILON, Options, PlanContext
 from staleness_lab.workflows.elements import StalenessBound
 from staleness_lab.workflows.execute import Executor, Frame
@@ -264,7 +264,7 @@ class _Loop:
             block = Block(name, BASE, prov(a.times[k]), rows=self.rows[name])
             self._add(block, self.start, None, source="input", data=self._arrival(block, k, self.start))
         ctx = self.scheduler.context(self.start + EPSILON, {}, self.seen)
-        gen = self.scheduler.generator(ctx)
+        gen = self.scheduler.generator(ctx, self.store)
         pool = Pool()
         for b in self.store:
             pool.add(b)
@@ -361,12 +361,7 @@ class _Loop:
         """Re-estimate on the inputs' actual sizes, then apply the noise (module docstring);
         None when the actual inputs no longer admit the variant."""
         inputs = tuple(self.store[b] for b in planned.inputs)
-        pool = Pool()
-        for b in inputs:
-            pool.add(b)
-        estimate = next((inv for _, inv in r.gen(inputs[-1], pool)
-                         if inv.operator == planned.operator and inv.variant == planned.variant
-                         and inv.inputs == planned.inputs and inv.outputs == planned.outputs), None)
+        estimate = reestimate(r.gen, planned, inputs)
         if estimate is None:
             return None
         if estimate.cost == 0:
@@ -485,7 +480,7 @@ class _Loop:
             return False
         if not result.invocations:
             return False
-        gen = self.scheduler.generator(ctx)
+        gen = self.scheduler.generator(ctx, self.store)
         self.running = _Running(plan_id, deque(result.invocations), {b: name for name, b in result.chosen.items()}, gen)
         if not self._start(self.running, now):
             self.running = None

@@ -87,7 +87,7 @@ def test_sync_scenarios_bound_every_derived_channel() -> None:
 def test_converters_cost_at_the_workflows_cost_model() -> None:
     sp = load_workflow(EXAMPLE.parent / "search-preprocessing.yaml")
     scheduler = Scheduler(sp)
-    gen = scheduler.generator(scheduler.context(1.0, {}, {"pages": [0.0], "clicks": [0.0]}))
+    gen = scheduler.generator(scheduler.context(1.0, {}, {"pages": [0.0], "clicks": [0.0]}), [])
     assert gen.io_rates == Rates(alpha=0.01, beta=1e-6, gamma=1e-6, pi=1e-7)
 
 
