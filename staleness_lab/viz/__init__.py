@@ -9,7 +9,8 @@ optimum) and ``ratio_vs_bound(frame, ...)`` sets a sweep's observed ratios again
 al.'s Fig. 9 gaps, AUS's recovery stays and a schedule with its modes. ``styled(frame, ...)`` is a pandas Styler with every text HTML-escaped (the
 one way the notebooks show formatted tables). ``use_offline_renderer()`` makes figures display
 without network access, in JupyterLab and in the HTML reports. ``workflow_graph(wf)``,
-``cost_over_time(...)`` and ``lag_over_time(...)`` draw Olston's workflows and their runs.
+``cost_over_time(...)``, ``lag_over_time(...)`` and ``scheduler_scaling(...)`` draw Olston's workflows, their
+runs and the scheduler's cost against the workflow's size.
 """
 
 from staleness_lab.viz.figures import (
@@ -24,12 +25,13 @@ from staleness_lab.viz.leontyev import gantt_with_modes, gap_panels, mode_timeli
 from staleness_lab.viz.offline import use_offline_renderer
 from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
 from staleness_lab.viz.tables import styled
-from staleness_lab.viz.workflows import cost_over_time, lag_over_time, workflow_graph
+from staleness_lab.viz.workflows import cost_over_time, lag_over_time, scheduler_scaling, workflow_graph
 
 __all__ = [
     "TEMPLATE",
     "cost_over_time",
     "lag_over_time",
+    "scheduler_scaling",
     "workflow_graph",
     "batch_gantt",
     "bound_vs_observed",

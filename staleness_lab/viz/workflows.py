@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from staleness_lab.viz.figures import _colors, _figure, _markup
+from staleness_lab.viz.figures import _colors, _figure, _markup, _require_columns
 from staleness_lab.workflows.model import Workflow
 
 
@@ -83,5 +83,23 @@ def lag_over_time(episodes: Mapping[str, pd.DataFrame], *, title: str) -> go.Fig
         mine = frame[frame["bound"].str.startswith("staleness")]
         fig.add_trace(go.Scatter(x=mine["start"], y=mine["lag_cpu_h"], mode="markers", name=_markup(label),
                                  marker={"color": colors[label], "size": 5}))
+    fig.update_yaxes(type="log")
+    return fig
+
+
+def scheduler_scaling(frame: pd.DataFrame, *, title: str, targets_ms: Mapping[str, float]) -> go.Figure:
+    """Scheduler CPU per call (ms, log scale) against the cascade size ``k``: median, 95th
+    percentile and max per run (``frame``: the ``scaling`` grid's rows, several seeds pooled by
+    their worst), the materialized blocks a call sees in the hover, and each target in
+    ``targets_ms`` (label -> ms) as a dashed line."""
+    _require_columns(frame, ["k", "call_ms_median", "call_ms_p95", "call_ms_max", "blocks_median"])
+    worst = frame.groupby("k").max(numeric_only=True).reset_index()
+    fig = _figure(title, "k (inputs of the cascade)", "scheduler CPU per call (ms)")
+    for column, name in (("call_ms_median", "median"), ("call_ms_p95", "95th percentile"), ("call_ms_max", "max")):
+        fig.add_trace(go.Scatter(x=worst["k"], y=worst[column], mode="lines+markers", name=name,
+                                 customdata=worst[["blocks_median"]],
+                                 hovertemplate="k=%{x}: %{y:.3g} ms, median blocks %{customdata[0]:.0f}"))
+    for label, ms in targets_ms.items():
+        fig.add_hline(y=ms, line_dash="dash", annotation_text=_markup(label))
     fig.update_yaxes(type="log")
     return fig

@@ -471,7 +471,8 @@ class _Loop:
         self.infeasible += len(result.infeasible)
         plan_id = len(self.trace["scheduler_calls"])
         self.trace["scheduler_calls"].append({
-            "time": now, "seconds": seconds, "violated": " ".join(violated), "invocations": len(result.invocations),
+            "time": now, "seconds": seconds, "violated": " ".join(violated), "blocks": len(self.store),
+            "invocations": len(result.invocations),
             "est_cost": result.cost, "infeasible": " ".join(result.infeasible), "optimized": result.optimized,
             "aborted": False,
         })
@@ -539,8 +540,8 @@ class _Loop:
             "invocations": ["plan", "operator", "variant", "start", "end", "est_cost", "cost_cpu_h", "inputs", "outputs", "rows_out"],
             "blocks": ["channel", "kind", "from", "to", "rows", "made_at", "source", "invocation", "emitted", "head"],
             "episodes": ["bound", "channel", "start", "end", "lag_h", "lag_cpu_h", "repaired"],
-            "scheduler_calls": ["time", "seconds", "violated", "invocations", "est_cost", "infeasible", "optimized",
-                                "aborted"],
+            "scheduler_calls": ["time", "seconds", "violated", "blocks", "invocations", "est_cost", "infeasible",
+                                "optimized", "aborted"],
         }
         return {k: pd.DataFrame(rows, columns=columns[k]) for k, rows in self.trace.items()}
 

@@ -31,6 +31,8 @@ Generators and their issue parameters (``ISSUE_RATES`` gives every/rows):
   ``queries`` (``q12``) [D], news with probability ``news``.
 * ``cs-fetches`` (url, ok, content, links, fetched_at): an open-loop fetcher over a link graph
   of ``urls`` URLs (``u0`` ...) built once per seed; see :func:`cs_fetches`.
+* ``cascade-feed`` (key, ``column``): the inputs of the scaling workflow ``join-cascade(k)``
+  (:mod:`staleness_lab.workflows.cascade`); see :func:`cascade_feed`.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class Generator:
     counts) with the same arguments and no frames; ``schema`` the columns."""
 
     name: str
-    schema: Schema
+    schema: Schema | None  # None: the columns follow the parameters
     frames: Callable[..., list[Arrival]]
     sizes: Callable[..., Sizes]
 
@@ -99,7 +101,7 @@ class Generator:
         return self.frames(seed, every, rows, horizon, **params)
 
 
-def _register(name: str, schema: Schema,
+def _register(name: str, schema: Schema | None,
               sizes: Callable[..., Sizes]) -> Callable[[Callable[..., list[Arrival]]], Generator]:
     def wrap(frames: Callable[..., list[Arrival]]) -> Generator:
         return register_generator(name)(Generator(name, schema, frames, sizes))
@@ -324,4 +326,32 @@ def cs_fetches(seed: int, every: float, rows: int, horizon: float, *, urls: int 
         "links": np.where(ok, graph.links[url], ""),
         "fetched_at": np.repeat(times, counts) - (per_arrival - 1 - position) * every
         / np.maximum(per_arrival, 1)})
+    return _split(frame, sizes)
+
+
+# ---------------------------------------------------------------- join-cascade(k)
+
+CASCADE_KEYS = 100
+
+
+def _cascade_sizes(seed: int, every: float, rows: int, horizon: float, *,
+                   keys: int = CASCADE_KEYS, column: str = "value") -> Sizes:
+    return _periodic_sizes(every, rows, horizon)
+
+
+#: Its columns are ``key`` and the ``column`` parameter, so it declares no fixed schema.
+@_register("cascade-feed", None, _cascade_sizes)
+def cascade_feed(seed: int, every: float, rows: int, horizon: float, *,
+                 keys: int = CASCADE_KEYS, column: str = "value") -> list[Arrival]:
+    """An input of ``join-cascade(k)`` [D] (the issue's scaling workflow): ``rows`` insert-only
+    rows each ``every`` hours, ``key`` uniform over ``keys`` keys (``k17``) and a seeded token
+    in ``column``. Each input names its own ``column``, which also names its streams, so the
+    k inputs of one seed draw independently."""
+    if not column.isidentifier():
+        raise ValueError(f"column must be an identifier, got {column!r}")
+    sizes = _cascade_sizes(seed, every, rows, horizon)
+    n = int(sizes[1].sum())
+    name = f"cascade-feed:{column}"
+    frame = pd.DataFrame({"key": _names("k", _stream(seed, name, _PAGE).integers(0, keys, size=n)),
+                          column: _tokens(_stream(seed, name, _TOKEN), n)})
     return _split(frame, sizes)

@@ -18,7 +18,10 @@ from staleness_lab.sweeps.runner import run_grid
 
 def test_grids_per_profile_carry_the_workflow_digest() -> None:
     sizes = {name: [len(olston.grid(name, p)) for p in olston.PROFILES] for name in olston.TABLES}
-    assert sizes == {"table5": [12, 36, 60], "table6": [9, 27, 90], "check12": [2, 2, 6], "ablation": [18, 18, 54]}
+    assert sizes == {"table5": [12, 36, 60], "table6": [9, 27, 90], "check12": [2, 2, 6], "ablation": [18, 18, 54],
+                     "scaling": [7, 7, 21]}
+    assert [r["k"] for r in olston.grid("scaling", "standard")] == list(range(2, 9))
+    assert all("workflow_sha256" not in r for r in olston.grid("scaling", "full"))
     digests = {w: olston.load(w).sha256() for w in olston.WORKFLOWS}
     for row in olston.grid("table5", "standard"):
         assert row["workflow_sha256"] == digests[row["workflow"]] and row["hours"] == 336.0
@@ -136,3 +139,40 @@ def test_check14_needs_every_workflow_to_agree() -> None:
     verdict = olston_checks.check14(broken, "quick")
     assert verdict["holds"] is False and verdict["margin"] == -1.0 and "outputs: crawl_queue" in verdict["detail"]
     assert olston_checks.check14(frame.iloc[:0], "quick")["holds"] is None
+
+
+def test_a_cascade_row_measures_the_scheduler() -> None:
+    frame = run_grid("olston-cascade", [{"k": 3, "hours": 3.0}], cache_dir=None, progress=False)
+    (row,) = frame.to_dict("records")
+    assert row["status"] == "ok" and row["plans"] == 12  # one call per in0 arrival (every 15 min)
+    assert row["invocations"] >= row["plans"] and row["blocks_max"] >= row["blocks_median"] > 3
+    assert row["call_ms_max"] >= row["call_ms_p95"] >= row["call_ms_median"] > 0
+    assert row["ms_per_invocation"] == pytest.approx(1000 * row["scheduler_s"] / row["invocations"])
+    with pytest.raises(InputError, match="k"):
+        get_experiment("olston-cascade").complete({"k": 1})
+
+
+def _brute(rows: list[tuple[bool, bool, bool, float | None, float | None]]) -> pd.DataFrame:
+    return pd.DataFrame([{"instance": i, "feasible": f, "tree": t, "consistent": c, "minimum": m, "dp_cost": d,
+                          "dp_longterm_cost": d} for i, (f, t, c, m, d) in enumerate(rows)])
+
+
+def test_check7_rules() -> None:
+    good = _brute([(True, True, True, 2.0, 2.0), (True, True, False, 2.0, 3.0), (False, False, False, None, None)])
+    row = olston_checks.check7(good, "quick")
+    assert row["holds"] is True and "largest gap 1" in row["detail"]
+    below = _brute([(True, True, False, 2.0, 1.5)])
+    assert olston_checks.check7(below, "quick")["holds"] is False
+    missed = _brute([(True, True, True, 2.0, 2.5)])
+    assert olston_checks.check7(missed, "quick")["holds"] is False
+    found_nothing = _brute([(False, False, False, None, 4.0)])
+    assert olston_checks.check7(found_nothing, "quick")["holds"] is None  # no feasible instance to judge
+
+
+def test_scaling_check_targets() -> None:
+    frame = pd.DataFrame({"k": [2, 8], "status": ["ok", "ok"], "call_ms_median": [1.0, 30.0], "call_ms_p95": [2.0, 900.0]})
+    row = olston_checks.scaling_check(frame, "quick")
+    assert row["holds"] is True and row["margin"] == pytest.approx(0.07)
+    slow = frame.assign(call_ms_p95=[2.0, 1200.0])
+    assert olston_checks.scaling_check(slow, "quick")["holds"] is False
+    assert olston_checks.scaling_check(frame.assign(status=["ok", "timeout"]), "quick")["holds"] is None
