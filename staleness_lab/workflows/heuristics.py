@@ -4,14 +4,18 @@ search (:mod:`staleness_lab.workflows.planner`).
 
 * **Frontier** (digest correction 4): ``f(O)`` is the target of the last block emitted on output
   O, projected recursively upstream onto each channel's elements. Several paths give a frontier
-  set: its element-wise minimum of ``hi`` is used [D]. Here a frontier is one ``hi`` per
-  element, ``+inf`` where no path says anything.
+  set (:func:`frontier_sets`): (a) uses its element-wise minimum of ``hi`` [D]
+  (:func:`minimum`), and (b) breaks chains at every point of the set [D]: a channel read by two
+  paths that stand at different points (FeedbackPrioritization's log, whose news side moves every
+  5 minutes and non-news side once a day) must keep the deltas that start at each, or the faster
+  path finds only chains starting at the slower one's point and rebuilds in batch. Here a
+  frontier is one ``hi`` per element, ``+inf`` where no path says anything.
 * **(a) Old blocks**: ``p(C)`` = the latest live base on C with target at or before ``f(C)``;
   live blocks whose target precedes it are ignored (any base at or before the frontier whose
   target a block precedes is used, so incomparable candidates never prune each other's past).
 * **(b) Compulsory chains**: abutting live deltas of one kind merge, never across an interior
-  point ``T_i`` where ``B(T_i)`` is live or ``T_i`` is the frontier (E7), nor where the deltas
-  branch; the chain's zero-cost invocations become its plan.
+  point ``T_i`` where ``B(T_i)`` is live or ``T_i`` is a frontier point (E7), nor where the
+  deltas branch; the chain's zero-cost invocations become its plan.
 * **(d) Overkill**: a potential block is pruned when its channel holds an actual block of the
   same type, with a target that precedes it, meeting the channel's (propagated) bounds.
 """
@@ -29,29 +33,38 @@ Frontier = tuple[float, ...]
 Projection = tuple[str, str, Sequence[tuple[int, int]]]
 
 
-def frontiers(
+def frontier_sets(
     last_targets: Mapping[str, Provenance], projections: Sequence[Projection], widths: Mapping[str, int]
-) -> dict[str, Frontier]:
-    """Every channel's frontier, from the outputs' last targets through ``projections`` listed
-    consumers before feeders (reverse topological order)."""
-    found: dict[str, list[float]] = {
-        name: [hi_element(e) if e else math.inf for e in target] for name, target in last_targets.items()
+) -> dict[str, frozenset[Frontier]]:
+    """Every channel's frontier set: one point per path from an output's last target, projected
+    through ``projections`` listed consumers before feeders (reverse topological order)."""
+    found: dict[str, set[Frontier]] = {
+        name: {tuple(hi_element(e) if e else math.inf for e in target)} for name, target in last_targets.items()
     }
     for consumer, feeder, pairs in projections:
         if consumer not in found:
             continue
-        mine = found.setdefault(feeder, [math.inf] * widths[feeder])
-        for j, e in pairs:
-            mine[e] = min(mine[e], found[consumer][j])
-    return {name: tuple(f) for name, f in found.items() if any(x < math.inf for x in f)}
+        mine = found.setdefault(feeder, set())
+        for point in list(found[consumer]):
+            projected = [math.inf] * widths[feeder]
+            for j, e in pairs:
+                projected[e] = min(projected[e], point[j])
+            if any(x < math.inf for x in projected):
+                mine.add(tuple(projected))
+    return {name: frozenset(points) for name, points in found.items() if any(x < math.inf for p in points for x in p)}
+
+
+def minimum(points: Mapping[str, frozenset[Frontier]]) -> dict[str, Frontier]:
+    """Every channel's frontier for (a): the element-wise minimum of its frontier set."""
+    return {name: tuple(map(min, zip(*p))) for name, p in points.items()}
 
 
 def _at_or_before(p: Provenance, f: Frontier) -> bool:
     return all(hi_element(e) <= x for e, x in zip(p, f, strict=True))
 
 
-def _is_frontier(p: Provenance, f: Frontier | None) -> bool:
-    return f is not None and all(hi_element(e) == x for e, x in zip(p, f, strict=True))
+def _is_frontier(p: Provenance, points: Iterable[Frontier]) -> bool:
+    return any(all(hi_element(e) == x for e, x in zip(p, f, strict=True)) for f in points)
 
 
 def old_rule(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> Callable[[Block], bool]:
@@ -71,10 +84,11 @@ def old_rule(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> Callabl
 
 
 def compulsory_chains(
-    live: Iterable[Block], frontier: Mapping[str, Frontier]
+    live: Iterable[Block], frontier: Mapping[str, Iterable[Frontier]]
 ) -> dict[Block, frozenset[Invocation]]:
     """Heuristic (b): the live blocks after merging abutting same-kind deltas, each with the
-    plan that makes it (empty for a materialized block, the chain invocations for a chain)."""
+    plan that makes it (empty for a materialized block, the chain invocations for a chain);
+    ``frontier``: each channel's frontier set (:func:`frontier_sets`)."""
     blocks = list(live)
     bases = {(b.channel, b.to) for b in blocks if b.is_base}
     starts: dict[tuple[str, str, Provenance], list[Block]] = {}
@@ -88,7 +102,7 @@ def compulsory_chains(
         """The one delta continuing ``b`` through an interior point it may chain across."""
         key = (b.channel, b.kind, b.to)
         nxt, into = starts.get(key, []), ends.get(key, [])
-        if len(nxt) != 1 or len(into) != 1 or (b.channel, b.to) in bases or _is_frontier(b.to, frontier.get(b.channel)):
+        if len(nxt) != 1 or len(into) != 1 or (b.channel, b.to) in bases or _is_frontier(b.to, frontier.get(b.channel, ())):
             return None
         return nxt[0]
 

@@ -26,7 +26,14 @@ from staleness_lab.workflows.blocks import Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, OpView, relation_rows
 from staleness_lab.workflows.context import EPSILON, SCENARIOS, Options, PlanContext, channel_kinds
 from staleness_lab.workflows.elements import InconsistencyBound
-from staleness_lab.workflows.heuristics import Projection, compulsory_chains, frontiers, old_rule, overkill_rule
+from staleness_lab.workflows.heuristics import (
+    Projection,
+    compulsory_chains,
+    frontier_sets,
+    minimum,
+    old_rule,
+    overkill_rule,
+)
 from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.planner import OutputSpec, PlanResult, plan
 from staleness_lab.workflows.propagate import own_bounds, propagate
@@ -117,10 +124,10 @@ class Scheduler:
         """Heuristics (a) and (b) as the options have them: the live blocks, each with the
         zero-cost plan that makes it (a chain's invocations, empty for a block of ``blocks``),
         and (a)'s rule (never true with (a) off)."""
-        front = frontiers(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
-        old = old_rule(blocks, front) if self.options.prune_old else _never
+        points = frontier_sets(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
+        old = old_rule(blocks, minimum(points)) if self.options.prune_old else _never
         kept = [b for b in blocks if not old(b)]
-        return (compulsory_chains(kept, front) if self.options.chains else {b: frozenset() for b in kept}), old
+        return (compulsory_chains(kept, points) if self.options.chains else {b: frozenset() for b in kept}), old
 
     def generator(self, ctx: PlanContext, blocks: Iterable[Block]) -> BlockGen:
         """``blockGen`` under the checks ``ctx`` over the materialized ``blocks`` (the relation

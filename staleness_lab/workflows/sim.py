@@ -28,7 +28,10 @@ call is marked ``aborted``, and the loop plans again at once on what exists.
 
 **Outputs.** Only the block a plan chose for an output is emitted, at its completion: the head
 becomes ``apply(head, block)`` (a base: its target) and the frontier of heuristic (a) its
-target. A block that would leave the head beyond the output's inconsistency bound (the
+target, where an element the block leaves empty (an asynchronous union's other side) keeps the
+previous target's [D]: that side did not move, and an empty element read as "no frontier" made
+every block of that side old, so FeedbackPrioritization's non-news side was rebuilt in batch
+each day instead of carried by its deltas. A block that would leave the head beyond the output's inconsistency bound (the
 scenario's included; arrivals during execution can do that) is withheld: breaking blocks are
 never readable [P].
 
@@ -418,7 +421,8 @@ class _Loop:
         t_inc = self.scheduler.own[name].inconsistency  # the scenario's included
         if t_inc is not None and hi(after) >= validity.lo(after, layout) + t_inc:
             return "withheld"
-        self.heads[name], self.last_targets[name], self.head_time[name] = after, b.to, at
+        target = tuple(e if e else kept for e, kept in zip(b.to, self.last_targets[name], strict=True))
+        self.heads[name], self.last_targets[name], self.head_time[name] = after, target, at
         self.emissions.append(Emission(at, b, after))
         if rows is not None and self.blocks is not None:
             data = self.blocks.to_pandas(rows)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
-from staleness_lab.workflows.heuristics import compulsory_chains, frontiers, old_rule, overkill_rule
+from staleness_lab.workflows.heuristics import compulsory_chains, frontier_sets, minimum, old_rule, overkill_rule
 from staleness_lab.workflows.planner import _below, _his, _keep_maximal
 from staleness_lab.workflows.provenance import precedes, prov
 
@@ -29,8 +29,8 @@ def test_e7_chains() -> None:
     f32 = frozenset({32.0})
     b15, b32, b59, b65, b86 = (frozenset({float(t)}) for t in (15, 32, 59, 65, 86))
     assert chained(digests(), {}) == [(b15, b86)]
-    assert chained(digests(), {"digests": (65.0,)}) == [(b15, b65), (b65, b86)]
-    assert chained(digests(Block("digests", BASE, prov(32))), {"digests": (65.0,)}) == [(b15, f32), (f32, b65), (b65, b86)]
+    assert chained(digests(), {"digests": {(65.0,)}}) == [(b15, b65), (b65, b86)]
+    assert chained(digests(Block("digests", BASE, prov(32))), {"digests": {(65.0,)}}) == [(b15, f32), (f32, b65), (b65, b86)]
     del b59
 
 
@@ -44,13 +44,21 @@ def test_a_chain_costs_nothing_and_keeps_its_parts_in_its_plan() -> None:
 def test_frontier_projects_upstream_and_takes_the_minimum() -> None:
     last = {"output": prov(65, 49)}
     projections = [("output", "digests", [(0, 0)]), ("output", "scores", [(1, 0)]), ("other", "scores", [(0, 0)])]
-    f = frontiers(last, projections, {"digests": 1, "scores": 1, "output": 2})
-    assert f == {"output": (65.0, 49.0), "digests": (65.0,), "scores": (49.0,)}
-    two = frontiers({"o1": prov(59), "o2": prov(32)}, [("o1", "x", [(0, 0)]), ("o2", "x", [(0, 0)])],
-                    {"x": 1, "o1": 1, "o2": 1})
-    assert two["x"] == (32.0,)
-    empty = frontiers({"u": (frozenset(), frozenset({3.0}))}, [], {"u": 2})
-    assert empty["u"] == (math.inf, 3.0)
+    points = frontier_sets(last, projections, {"digests": 1, "scores": 1, "output": 2})
+    assert points == {"output": {(65.0, 49.0)}, "digests": {(65.0,)}, "scores": {(49.0,)}}
+    assert minimum(points) == {"output": (65.0, 49.0), "digests": (65.0,), "scores": (49.0,)}
+    two = frontier_sets({"o1": prov(59), "o2": prov(32)}, [("o1", "x", [(0, 0)]), ("o2", "x", [(0, 0)])],
+                        {"x": 1, "o1": 1, "o2": 1})
+    assert two["x"] == {(59.0,), (32.0,)} and minimum(two)["x"] == (32.0,)
+    empty = frontier_sets({"u": (frozenset(), frozenset({3.0}))}, [], {"u": 2})
+    assert minimum(empty)["u"] == (math.inf, 3.0)
+
+
+def test_chains_break_at_every_point_of_a_frontier_set() -> None:
+    """FeedbackPrioritization's shape: the log feeds a fast path (at 59) and a slow one (at 32);
+    its deltas chain from 32 and from 59, never across either point."""
+    b15, b32, b59, b65, b86 = (frozenset({float(t)}) for t in (15, 32, 59, 65, 86))
+    assert chained(digests(), {"digests": {(32.0,), (59.0,)}}) == [(b15, b32), (b32, b59), (b59, b86)]
 
 
 def test_prune_old_drops_blocks_before_the_latest_base_at_the_frontier() -> None:
