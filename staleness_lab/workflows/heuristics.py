@@ -5,7 +5,8 @@ search (:mod:`staleness_lab.workflows.planner`).
 * **Frontier** (digest correction 4): ``f(O)`` is the target of the last block emitted on output
   O, projected recursively upstream onto each channel's elements. Several paths give a frontier
   set (:func:`frontier_sets`): (a) uses its element-wise minimum of ``hi`` [D]
-  (:func:`minimum`), and (b) breaks chains at every point of the set [D]: a channel read by two
+  (:func:`minimum`), and (b) breaks chains at every point of the set (digest §3 (b): "T_i is in
+  the frontier set"; the minimum alone broke them at the slowest path's point): a channel read by two
   paths that stand at different points (FeedbackPrioritization's log, whose news side moves every
   5 minutes and non-news side once a day) must keep the deltas that start at each, or the faster
   path finds only chains starting at the slower one's point and rebuilds in batch. Here a
