@@ -135,7 +135,7 @@ def test_module_grids_expand(profile: str) -> None:
         _expand(fig.experiment, ix.grid(name, profile))
         _expand(fig.experiment, ix.grid(name, profile, costmodels="data/costmodels/sf1-p900"))
     for name in olston.TABLES:
-        _expand("olston-run", olston.grid(name, profile))
+        _expand(olston.TABLES[name].experiment, olston.grid(name, profile))
 
 
 def _notebook_cell(path: Path, marker: str) -> str:
