@@ -94,8 +94,8 @@ def test_baselines_never_make_a_block_twice(scheduler: str) -> None:
     horizon=st.sampled_from([1.0, 2.0, 3.0]),
 )
 def test_check8_outputs_stay_within_inconsistency_bounds_and_move_forward(name, scenario, scheduler, seed, horizon) -> None:
-    if scheduler == "greedy":
-        horizon = 1.0  # GREEDY's pile of zero-cost chains grows its search cubically (Olston §7)
+    if scheduler != "dp":
+        horizon = 1.0  # the baselines' pile of zero-cost chains grows their search cubically (Olston §7)
     wf = WORKFLOWS[name]
     result = run(wf, RunConfig(scheduler=scheduler, scenario=scenario, seed=seed, horizon=horizon))
     assert result.summary["status"] == "ok"
