@@ -17,6 +17,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.workflows.builder import WorkflowBuilder
 from staleness_lab.workflows.elements import Cost
 from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.sources import CASCADE_KEYS
 
 #: The evaluation workflows' cost set (CPU-h; ``data/workflows/*.yaml``).
 COST = Cost(alpha=0.01, beta=1e-6, gamma=1e-6, pi=1e-7)
@@ -24,7 +25,7 @@ COST = Cost(alpha=0.01, beta=1e-6, gamma=1e-6, pi=1e-7)
 MAX_K = 32
 
 
-def join_cascade(k: int, *, rows: int = 50, keys: int = 100) -> Workflow:
+def join_cascade(k: int, *, rows: int = 50, keys: int = CASCADE_KEYS) -> Workflow:
     """The ``join-cascade(k)`` workflow (module docstring) for 2 <= ``k`` <= :data:`MAX_K`."""
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= MAX_K:
         raise InputError("k", f"must be an integer in 2..{MAX_K}, got {k!r}")

@@ -5,12 +5,12 @@ search (:mod:`staleness_lab.workflows.planner`).
 * **Frontier** (digest correction 4): ``f(O)`` is the target of the last block emitted on output
   O, projected recursively upstream onto each channel's elements. Several paths give a frontier
   set (:func:`frontier_sets`): (a) uses its element-wise minimum of ``hi`` [D]
-  (:func:`minimum`), and (b) breaks chains at every point of the set (digest §3 (b): "T_i is in
-  the frontier set"; the minimum alone broke them at the slowest path's point): a channel read by two
-  paths that stand at different points (FeedbackPrioritization's log, whose news side moves every
-  5 minutes and non-news side once a day) must keep the deltas that start at each, or the faster
-  path finds only chains starting at the slower one's point and rebuilds in batch. Here a
-  frontier is one ``hi`` per element, ``+inf`` where no path says anything.
+  (:func:`minimum`), and (b) breaks chains at every point of the set (digest §3 (b): "T_i is
+  in the frontier set"; the minimum alone broke them at the slowest path's point only). A
+  channel read by two paths at different points (FeedbackPrioritization's log: its news side
+  moves every 5 minutes, its non-news side once a day) must keep the deltas that start at each,
+  or the faster path finds only chains from the slower one's point and rebuilds in batch. Here
+  a frontier is one ``hi`` per element, ``+inf`` where no path says anything.
 * **(a) Old blocks**: ``p(C)`` = the latest live base on C with target at or before ``f(C)``;
   live blocks whose target precedes it are ignored (any base at or before the frontier whose
   target a block precedes is used, so incomparable candidates never prune each other's past).
@@ -46,7 +46,7 @@ def frontier_sets(
         if consumer not in found:
             continue
         mine = found.setdefault(feeder, set())
-        for point in list(found[consumer]):
+        for point in found[consumer]:
             projected = [math.inf] * widths[feeder]
             for j, e in pairs:
                 projected[e] = min(projected[e], point[j])

@@ -221,6 +221,8 @@ class Workflow:
         if ch.input is None:
             return
         written = getattr(GENERATORS.get(ch.input.generator or ""), "schema", None)
+        if callable(written):  # the columns follow the generator's parameters
+            written = written(**dict(ch.input.params))
         if isinstance(written, Mapping) and dict(written) != dict(ch.schema):
             raise InputError(f"{where}.schema", f"{dict(ch.schema)} differs from what generator "
                                                 f"{ch.input.generator} writes: {dict(written)}")

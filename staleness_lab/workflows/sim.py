@@ -31,9 +31,9 @@ becomes ``apply(head, block)`` (a base: its target) and the frontier of heuristi
 target, where an element the block leaves empty (an asynchronous union's other side) keeps the
 previous target's [D]: that side did not move, and an empty element read as "no frontier" made
 every block of that side old, so FeedbackPrioritization's non-news side was rebuilt in batch
-each day instead of carried by its deltas. A block that would leave the head beyond the output's inconsistency bound (the
-scenario's included; arrivals during execution can do that) is withheld: breaking blocks are
-never readable [P].
+each day instead of carried by its deltas. A block that would leave the head beyond the
+output's inconsistency bound (the scenario's included; arrivals during execution can do that)
+is withheld: breaking blocks are never readable [P].
 
 **Start [D].** Every input starts from its initial snapshot (:mod:`.inputs`); every derived
 channel from its base over those snapshots, made by the batch variants at the start. That load

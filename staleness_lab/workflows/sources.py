@@ -89,10 +89,11 @@ class Arrival:
 @dataclass(frozen=True)
 class Generator:
     """A registered generator: calling it builds the arrivals; ``sizes`` gives (times, row
-    counts) with the same arguments and no frames; ``schema`` the columns."""
+    counts) with the same arguments and no frames; ``schema`` the columns, or a function of
+    the parameters giving them (a generator whose columns are named by a parameter)."""
 
     name: str
-    schema: Schema | None  # None: the columns follow the parameters
+    schema: Schema | Callable[..., Schema]
     frames: Callable[..., list[Arrival]]
     sizes: Callable[..., Sizes]
 
@@ -101,7 +102,7 @@ class Generator:
         return self.frames(seed, every, rows, horizon, **params)
 
 
-def _register(name: str, schema: Schema | None,
+def _register(name: str, schema: Schema | Callable[..., Schema],
               sizes: Callable[..., Sizes]) -> Callable[[Callable[..., list[Arrival]]], Generator]:
     def wrap(frames: Callable[..., list[Arrival]]) -> Generator:
         return register_generator(name)(Generator(name, schema, frames, sizes))
@@ -339,8 +340,11 @@ def _cascade_sizes(seed: int, every: float, rows: int, horizon: float, *,
     return _periodic_sizes(every, rows, horizon)
 
 
-#: Its columns are ``key`` and the ``column`` parameter, so it declares no fixed schema.
-@_register("cascade-feed", None, _cascade_sizes)
+def _cascade_schema(*, column: str = "value", **_: object) -> Schema:
+    return {"key": "str", column: "str"}
+
+
+@_register("cascade-feed", _cascade_schema, _cascade_sizes)
 def cascade_feed(seed: int, every: float, rows: int, horizon: float, *,
                  keys: int = CASCADE_KEYS, column: str = "value") -> list[Arrival]:
     """An input of ``join-cascade(k)`` [D] (the issue's scaling workflow): ``rows`` insert-only

@@ -62,3 +62,13 @@ def test_memory_and_sizes_modes_decide_alike() -> None:
     assert len(output.merge(full.drop_duplicates(), how="left", indicator=True).query("_merge != 'both'")) == 0
     calls = sizes.frames["scheduler_calls"]
     assert calls["blocks"].min() >= 6  # the inputs' and joins' bases (5) and the in0 delta that calls
+
+
+def test_a_feed_channel_must_declare_the_columns_its_parameters_name() -> None:
+    from staleness_lab.workflows.builder import WorkflowBuilder
+
+    b = WorkflowBuilder("bad", horizon="1d").input("a", schema={"key": "str", "other": "str"}, insert_only=True,
+                                                  generator="cascade-feed", every="1h", rows=5, params={"column": "v0"})
+    b.op("union", ["a", "a"], out="out").output("out")
+    with pytest.raises(InputError, match=r"^channels\.a\.schema: .*'v0': 'str'"):
+        b.build()

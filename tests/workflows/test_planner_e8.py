@@ -9,15 +9,15 @@ Every cell is the same with rule (e) on and off."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
+from staleness_lab.workflows.brute_force import LAYOUTS  # the E8 join's layouts
 from staleness_lab.workflows.candidates import BlockGen, OpView
 from staleness_lab.workflows.context import Options, PlanContext, channel_kinds
 from staleness_lab.workflows.costs import Rates
 from staleness_lab.workflows.planner import OutputSpec, plan
+from staleness_lab.workflows.propagate import EffectiveBounds
 from staleness_lab.workflows.provenance import prov
 
 CRAWL = [15, 32, 59, 65, 86]
@@ -25,21 +25,14 @@ CLICKS = [0, 25, 49, 73]
 DIGEST_ROWS = {32: 1, 59: 1, 65: 1, 86: 2}  # rows of each crawl delta (all inserts)
 CLICK_BASE_ROWS = {0: 0, 25: 1, 49: 2, 73: 2}
 CLICK_DELTAS = {(0, 25): (1, 0), (25, 49): (3, 1), (49, 73): (4, 2)}  # (rows, deletions)
-LAYOUTS = {"digests": (("digests", 0),), "scores": (("scores", 0),), "output": (("digests", 0), ("scores", 0))}
-
-
-@dataclass(frozen=True)
-class Bounds:
-    staleness: tuple[float | None, ...]
-    inconsistency: float | None
 
 
 def fixture(t: float, t_inc: float, head):  # type: ignore[no-untyped-def]
     now = t + 0.01
     bounds = {  # heuristic (c): the output's bounds projected onto its feeders
-        "output": Bounds((0.0, None), t_inc),
-        "digests": Bounds((0.0,), t_inc),
-        "scores": Bounds((24.0,), t_inc),
+        "output": EffectiveBounds((0.0, None), t_inc),
+        "digests": EffectiveBounds((0.0,), t_inc),
+        "scores": EffectiveBounds((24.0,), t_inc),
     }
     ctx = PlanContext(
         layouts=LAYOUTS, bounds=bounds, arrivals={"digests": CRAWL, "scores": CLICKS}, now=now,
