@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import staleness_lab as sl
@@ -142,6 +142,10 @@ def small_workloads(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=small_workloads())
+@example(data={"tracks": 1, "horizon": 100, "tables": [  # max-benefit starts t2 an ulp before its update at 1.6
+    {"name": "t0", "arrivals": [0.7], "alpha": 0, "beta": 0.5, "priority": 1},
+    {"name": "t1", "arrivals": [0.7, 1.1], "alpha": 0.2, "beta": 0.5, "priority": 1},
+    {"name": "t2", "arrivals": [1.4, 1.6], "alpha": 0, "beta": 0.1, "priority": 1}]})
 def test_cp_sat_equals_brute_force_and_sits_between_low_and_every_policy(data: dict[str, Any]) -> None:
     w = parse_workload(data)
     forced, relaxed = optimum(w), optimum(w, relaxed=True)
@@ -155,7 +159,26 @@ def test_cp_sat_equals_brute_force_and_sits_between_low_and_every_policy(data: d
     low = measures(sl.simulate(w, "fifo").trace).total("LOW", weighted=True)
     assert low / 2 <= forced.objective_X * (1 + 1e-12)
     for policy in ("fifo", "max-benefit", "random"):
-        assert forced.objective_X <= measures(sl.simulate(w, policy).trace).X_w * (1 + 1e-12)
+        trace = sl.simulate(w, policy).trace
+        x = measures(trace).X_w
+        assert relaxed.objective_X <= x * (1 + 1e-12)  # the A9 lower bound holds for every schedule
+        if _forced_in_exact_numbers(w, trace):
+            assert forced.objective_X <= x * (1 + 1e-12)
+
+
+def _forced_in_exact_numbers(workload: Any, trace: Any) -> bool:
+    """Every job of ``trace`` starts before its table's next update arrives, in exact numbers:
+    the schedules the forced optimum ranges over. The engine adds floats, so a decision can
+    fall an ulp before an arrival it equals exactly (0.7 + 0.35 + 0.55 = 1.5999999999999999 <
+    1.6): it then starts a batch without that update, a schedule forced batching excludes, whose
+    X_w can be below the forced optimum (and never below the relaxed one)."""
+    tables = {t.name: t for t in exact_tables(workload)}
+    for job in trace.jobs.itertuples():
+        t = tables[job.table]
+        later = [r for r, d in zip(t.arrival, t.data_to) if d > Fraction(repr(job.data_to))]
+        if later and Fraction(repr(job.start)) >= later[0] - Fraction(1, 10**9):
+            return False
+    return True
 
 
 # -- the grid ----------------------------------------------------------------------------------------
