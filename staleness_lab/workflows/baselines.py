@@ -5,7 +5,11 @@ heuristics (a) and (b)), never materialized before (the store retires old blocks
 chains instead of their parts: made again, they would be retired again, and GREEDY would make
 them forever) nor old under (a), passing its channel's (propagated) checks;
 on an output channel only an accepted type monotonic with respect to the head (digest
-correction 1) counts. A split's invocation is one candidate.
+correction 1) counts. A split's invocation is one candidate. A chain counts only from an
+anchored point (:func:`anchored` [D]): heuristic (a) drops the deltas that end before a
+channel's latest old base and keeps those that start there, and a chain extending one of
+those makes nothing a shorter block could not; offered, RANDOM made every such chain on each
+arrival (zero cost comes first), one per start point, and its search grew with them.
 
 * GREEDY runs the cheapest candidate as a one-operator plan (ties: generation order [D]);
 * RANDOM a zero-cost one (a chain) if there is any, else one uniformly at random, from its
@@ -17,24 +21,42 @@ invocation plus the zero-cost chains of heuristic (b) that make its inputs.
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from staleness_lab.workflows.blocks import Block, Invocation
+from staleness_lab.workflows.blocks import BASE, Block, Invocation
 from staleness_lab.workflows.candidates import Pool
 from staleness_lab.workflows.planner import PlanResult, topological_order, monotonic
-from staleness_lab.workflows.provenance import Provenance
+from staleness_lab.workflows.heuristics import Frontier, frontier_sets
+from staleness_lab.workflows.provenance import Provenance, hi_element
 from staleness_lab.workflows.schedule import Prepared, Scheduler
 
 
+def anchored(live: Iterable[Block], points: Mapping[str, Iterable[Frontier]]) -> Callable[[Block], bool]:
+    """Whether a delta starts at an anchored point of its channel: one where a live base or a
+    live delta of its kind ends, or a frontier point (``points``: :func:`frontier_sets`)."""
+    ends = {(b.channel, BASE if b.is_base else b.kind, b.to) for b in live}
+    frontier = {(name, p) for name, ps in points.items() for p in ps}
+
+    def at(d: Block) -> bool:
+        assert d.frm is not None
+        return ((d.channel, BASE, d.frm) in ends or (d.channel, d.kind, d.frm) in ends
+                or (d.channel, tuple(hi_element(e) if e else math.inf for e in d.frm)) in frontier)
+
+    return at
+
+
 def candidates(scheduler: Scheduler, ready: Prepared, heads: Mapping[str, Provenance],
+               last_targets: Mapping[str, Provenance],
                retired: Collection[Block] = ()) -> list[tuple[Block, frozenset[Invocation]]]:
     """Every one-operator step from the live blocks (module docstring), in generation order:
     (the block it makes that qualified it, its plan). ``retired``: blocks made earlier that the
     store no longer lists (old under (a), or parts of a chain)."""
     ctx, live = ready.ctx, ready.live
+    starts_anchored = anchored(live, frontier_sets(last_targets, scheduler.projections, scheduler.widths))
     known = set(ready.actual) | set(live)
     pool = Pool()
     seen: set[Invocation] = set()
@@ -43,6 +65,8 @@ def candidates(scheduler: Scheduler, ready: Prepared, heads: Mapping[str, Proven
         pool.add(b)
         for out, inv in ready.gen(b, pool):
             if inv in seen or out in known or out in retired or ready.old(out) or not ctx.candidate_ok(out):
+                continue
+            if inv.variant == "chain" and not starts_anchored(inv.inputs[0]):
                 continue
             accepts = scheduler.accepts.get(out.channel)
             if accepts is not None and (out.kind not in accepts or not monotonic(heads[out.channel], out)):
@@ -69,7 +93,7 @@ def step(
     started = time.perf_counter()
     ready = scheduler.prepare(t=t, blocks=blocks, heads=heads, last_targets=last_targets, arrivals=arrivals)
     violated = scheduler.violated(ready.ctx)
-    steps = candidates(scheduler, ready, heads, retired)
+    steps = candidates(scheduler, ready, heads, last_targets, retired)
     if not steps:
         return PlanResult((), 0.0, {}, tuple(violated), 0, time.perf_counter() - started)
     costs = [sum(inv.cost for inv in sub) for _, sub in steps]

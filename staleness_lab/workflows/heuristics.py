@@ -24,6 +24,7 @@ search (:mod:`staleness_lab.workflows.planner`).
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from staleness_lab.workflows.blocks import Block, Invocation
@@ -89,38 +90,78 @@ def compulsory_chains(
 ) -> dict[Block, frozenset[Invocation]]:
     """Heuristic (b): the live blocks after merging abutting same-kind deltas, each with the
     plan that makes it (empty for a materialized block, the chain invocations for a chain);
-    ``frontier``: each channel's frontier set (:func:`frontier_sets`)."""
+    ``frontier``: each channel's frontier set (:func:`frontier_sets`).
+
+    A point ``T`` merges when deltas end and start there, ``B(T)`` is not live and ``T`` is not
+    a frontier point; every delta then ends at a point that does not merge, as one chain per
+    start point (the first found: a materialized delta over the same span, with its empty plan,
+    before a chain of its parts). Where deltas branch (two made over overlapping spans, as a
+    baseline's chains are) every path merges, so the live deltas per channel stay at most one
+    per (start, end) pair of non-merging points and do not grow with each arrival [D]."""
     blocks = list(live)
     bases = {(b.channel, b.to) for b in blocks if b.is_base}
-    starts: dict[tuple[str, str, Provenance], list[Block]] = {}
-    ends: dict[tuple[str, str, Provenance], list[Block]] = {}
+    groups: dict[tuple[str, str], list[Block]] = {}
     for b in blocks:
         if b.frm is not None:
-            starts.setdefault((b.channel, b.kind, b.frm), []).append(b)
-            ends.setdefault((b.channel, b.kind, b.to), []).append(b)
+            groups.setdefault((b.channel, b.kind), []).append(b)
+    # first delta of each chain -> the chains it starts, in the order they were completed
+    starting: dict[Block, list[tuple[Block, frozenset[Invocation]]]] = {}
+    for (channel, _), deltas in groups.items():
+        ends = {b.to for b in deltas}
+        points = frontier.get(channel, ())
 
-    def joins(b: Block) -> Block | None:
-        """The one delta continuing ``b`` through an interior point it may chain across."""
-        key = (b.channel, b.kind, b.to)
-        nxt, into = starts.get(key, []), ends.get(key, [])
-        if len(nxt) != 1 or len(into) != 1 or (b.channel, b.to) in bases or _is_frontier(b.to, frontier.get(b.channel, ())):
-            return None
-        return nxt[0]
+        def merges(p: Provenance) -> bool:
+            return p in ends and (channel, p) not in bases and not _is_frontier(p, points)
 
-    continued = {n for b in blocks if b.frm is not None for n in [joins(b)] if n is not None}
+        out: dict[Provenance, list[Block]] = {}
+        for b in deltas:
+            out.setdefault(b.frm, []).append(b)  # type: ignore[arg-type]
+        # chains reaching each point, one per start point: (chain, its plan, its first delta)
+        reach: dict[Provenance, dict[Provenance, tuple[Block, frozenset[Invocation], Block]]] = {}
+        for p in _point_order(deltas):
+            arriving = reach.pop(p, {})
+            if merges(p) and p in out:
+                for d in out[p]:
+                    ahead = reach.setdefault(d.to, {})
+                    for start, (c, plan, first) in arriving.items():
+                        if start not in ahead:
+                            joined, inv = chain(c, d)
+                            ahead[start] = (joined, plan | {inv}, first)
+                continue
+            for c, plan, first in arriving.values():
+                starting.setdefault(first, []).append((c, plan))
+            for d in out.get(p, ()):
+                reach.setdefault(d.to, {}).setdefault(p, (d, frozenset(), d))
     result: dict[Block, frozenset[Invocation]] = {}
     for b in blocks:
         if b.frm is None:
             result[b] = frozenset()
-        elif b not in continued:
-            chained, plan = b, frozenset[Invocation]()
-            nxt = joins(b)
-            while nxt is not None:
-                chained, inv = chain(chained, nxt)
-                plan |= {inv}
-                nxt = joins(nxt)
-            result[chained] = plan
+        for c, plan in starting.get(b, ()):
+            result.setdefault(c, plan)
     return result
+
+
+def _point_order(deltas: Sequence[Block]) -> list[Provenance]:
+    """The points of ``deltas`` (their ``frm`` and ``to``) in a topological order of the
+    deltas' spans, ties in order of first appearance (Kahn's algorithm)."""
+    succ: dict[Provenance, list[Provenance]] = {}
+    indegree: dict[Provenance, int] = {}
+    for b in deltas:
+        assert b.frm is not None
+        succ.setdefault(b.frm, []).append(b.to)
+        succ.setdefault(b.to, [])
+        indegree.setdefault(b.frm, 0)
+        indegree[b.to] = indegree.get(b.to, 0) + 1
+    ready = deque(p for p in succ if indegree[p] == 0)
+    order: list[Provenance] = []
+    while ready:
+        p = ready.popleft()
+        order.append(p)
+        for q in succ[p]:
+            indegree[q] -= 1
+            if indegree[q] == 0:
+                ready.append(q)
+    return order
 
 
 def chain(first: Block, second: Block) -> tuple[Block, Invocation]:

@@ -61,6 +61,49 @@ def test_chains_break_at_every_point_of_a_frontier_set() -> None:
     assert chained(digests(), {"digests": {(32.0,), (59.0,)}}) == [(b15, b32), (b32, b59), (b59, b86)]
 
 
+def test_chains_merge_across_a_branch() -> None:
+    """A baseline made d(15>59) beside d(15>32), d(32>59): two deltas end at 59 and (b) still
+    merges there, keeping one chain per start point (the made block, not its parts' chain)."""
+    b15, b86 = frozenset({15.0}), frozenset({86.0})
+    made = Block("digests", DELTA, prov(59), prov(15), rows=2)
+    live = compulsory_chains(digests(made), {})
+    assert chained(digests(made), {}) == [(b15, b86)]
+    (whole,) = [b for b in live if b.frm is not None]
+    assert _parts(live[whole]) == {made, *digests()[3:]}
+    branched = digests(made, Block("digests", DELTA, prov(65), prov(32), rows=2))
+    assert set(chained(branched, {"digests": {(32.0,)}})) == {(b15, frozenset({32.0})), (b15, b86), (frozenset({32.0}), b86)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(spans=st.sets(st.tuples(st.integers(0, 7), st.integers(1, 8)).filter(lambda s: s[0] < s[1]), min_size=1, max_size=14),
+       bases=st.sets(st.integers(0, 8), max_size=3), frontier=st.sets(st.integers(0, 8), max_size=2))
+def test_chains_end_at_points_that_do_not_merge(spans, bases, frontier) -> None:
+    """Any set of deltas (branching or not): every live delta is its parts exactly abutting,
+    one per (start, end), starting and ending where no merge may happen."""
+    blocks = [Block("c", BASE, prov(b)) for b in sorted(bases)]
+    blocks += [Block("c", DELTA, prov(b), prov(a), rows=1) for a, b in sorted(spans)]
+    live = compulsory_chains(blocks, {"c": {(float(f),) for f in frontier}})
+    ends, starts = {b for _, b in spans}, {a for a, _ in spans}
+
+    def merges(p: int) -> bool:
+        return p in ends and p in starts and p not in bases and p not in frontier
+
+    pairs = [(min(b.frm[0]), min(b.to[0])) for b in live if b.frm is not None]
+    assert len(pairs) == len(set(pairs))
+    for b, plan in live.items():
+        if b.frm is None:
+            continue
+        a, z = min(b.frm[0]), min(b.to[0])
+        assert not merges(z) and (not merges(a) or (a, z) in spans and not plan)
+        assert sum(x.rows for x in _parts(plan)) == b.rows if plan else (a, z) in spans
+
+
+def _parts(plan) -> set[Block]:  # type: ignore[no-untyped-def]
+    """The materialized deltas a chain's plan reads."""
+    made = {o for inv in plan for o in inv.outputs}
+    return {x for inv in plan for x in inv.inputs if x not in made}
+
+
 def test_prune_old_drops_blocks_before_the_latest_base_at_the_frontier() -> None:
     blocks = digests(Block("digests", BASE, prov(59)), Block("digests", BASE, prov(86)))
     old = old_rule(blocks, {"digests": (65.0,)})
