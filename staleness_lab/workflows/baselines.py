@@ -21,7 +21,6 @@ invocation plus the zero-cost chains of heuristic (b) that make its inputs.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
@@ -30,33 +29,32 @@ import numpy as np
 from staleness_lab.workflows.blocks import BASE, Block, Invocation
 from staleness_lab.workflows.candidates import Pool
 from staleness_lab.workflows.planner import PlanResult, topological_order, monotonic
-from staleness_lab.workflows.heuristics import Frontier, frontier_sets
-from staleness_lab.workflows.provenance import Provenance, hi_element
+from staleness_lab.workflows.heuristics import Frontier, point
+from staleness_lab.workflows.provenance import Provenance
 from staleness_lab.workflows.schedule import Prepared, Scheduler
 
 
 def anchored(live: Iterable[Block], points: Mapping[str, Iterable[Frontier]]) -> Callable[[Block], bool]:
     """Whether a delta starts at an anchored point of its channel: one where a live base or a
-    live delta of its kind ends, or a frontier point (``points``: :func:`frontier_sets`)."""
+    live delta of its kind ends, or a frontier point (``points``: each channel's frontier set)."""
     ends = {(b.channel, BASE if b.is_base else b.kind, b.to) for b in live}
     frontier = {(name, p) for name, ps in points.items() for p in ps}
 
     def at(d: Block) -> bool:
         assert d.frm is not None
         return ((d.channel, BASE, d.frm) in ends or (d.channel, d.kind, d.frm) in ends
-                or (d.channel, tuple(hi_element(e) if e else math.inf for e in d.frm)) in frontier)
+                or (d.channel, point(d.frm)) in frontier)
 
     return at
 
 
 def candidates(scheduler: Scheduler, ready: Prepared, heads: Mapping[str, Provenance],
-               last_targets: Mapping[str, Provenance],
                retired: Collection[Block] = ()) -> list[tuple[Block, frozenset[Invocation]]]:
     """Every one-operator step from the live blocks (module docstring), in generation order:
     (the block it makes that qualified it, its plan). ``retired``: blocks made earlier that the
     store no longer lists (old under (a), or parts of a chain)."""
     ctx, live = ready.ctx, ready.live
-    starts_anchored = anchored(live, frontier_sets(last_targets, scheduler.projections, scheduler.widths))
+    starts_anchored = anchored(live, ready.frontier)
     known = set(ready.actual) | set(live)
     pool = Pool()
     seen: set[Invocation] = set()
@@ -93,7 +91,7 @@ def step(
     started = time.perf_counter()
     ready = scheduler.prepare(t=t, blocks=blocks, heads=heads, last_targets=last_targets, arrivals=arrivals)
     violated = scheduler.violated(ready.ctx)
-    steps = candidates(scheduler, ready, heads, last_targets, retired)
+    steps = candidates(scheduler, ready, heads, retired)
     if not steps:
         return PlanResult((), 0.0, {}, tuple(violated), 0, time.perf_counter() - started)
     costs = [sum(inv.cost for inv in sub) for _, sub in steps]

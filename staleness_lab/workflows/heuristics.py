@@ -15,8 +15,9 @@ search (:mod:`staleness_lab.workflows.planner`).
   live blocks whose target precedes it are ignored (any base at or before the frontier whose
   target a block precedes is used, so incomparable candidates never prune each other's past).
 * **(b) Compulsory chains**: abutting live deltas of one kind merge, never across an interior
-  point ``T_i`` where ``B(T_i)`` is live or ``T_i`` is a frontier point (E7), nor where the
-  deltas branch; the chain's zero-cost invocations become its plan.
+  point ``T_i`` where ``B(T_i)`` is live or ``T_i`` is a frontier point (E7); where deltas
+  branch every path merges, one chain per start point; the chain's zero-cost invocations
+  become its plan.
 * **(d) Overkill**: a potential block is pruned when its channel holds an actual block of the
   same type, with a target that precedes it, meeting the channel's (propagated) bounds.
 """
@@ -40,20 +41,23 @@ def frontier_sets(
 ) -> dict[str, frozenset[Frontier]]:
     """Every channel's frontier set: one point per path from an output's last target, projected
     through ``projections`` listed consumers before feeders (reverse topological order)."""
-    found: dict[str, set[Frontier]] = {
-        name: {tuple(hi_element(e) if e else math.inf for e in target)} for name, target in last_targets.items()
-    }
+    found: dict[str, set[Frontier]] = {name: {point(target)} for name, target in last_targets.items()}
     for consumer, feeder, pairs in projections:
         if consumer not in found:
             continue
         mine = found.setdefault(feeder, set())
-        for point in found[consumer]:
+        for at in found[consumer]:
             projected = [math.inf] * widths[feeder]
             for j, e in pairs:
-                projected[e] = min(projected[e], point[j])
+                projected[e] = min(projected[e], at[j])
             if any(x < math.inf for x in projected):
                 mine.add(tuple(projected))
     return {name: frozenset(points) for name, points in found.items() if any(x < math.inf for p in points for x in p)}
+
+
+def point(p: Provenance) -> Frontier:
+    """A provenance as a frontier point: ``hi`` per element, ``+inf`` where it is empty."""
+    return tuple(hi_element(e) if e else math.inf for e in p)
 
 
 def minimum(points: Mapping[str, frozenset[Frontier]]) -> dict[str, Frontier]:

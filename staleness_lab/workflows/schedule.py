@@ -27,6 +27,7 @@ from staleness_lab.workflows.candidates import BlockGen, OpView, relation_rows
 from staleness_lab.workflows.context import EPSILON, SCENARIOS, Options, PlanContext, channel_kinds
 from staleness_lab.workflows.elements import InconsistencyBound
 from staleness_lab.workflows.heuristics import (
+    Frontier,
     Projection,
     compulsory_chains,
     frontier_sets,
@@ -116,15 +117,20 @@ class Scheduler:
         live blocks after heuristics (a) and (b) with their zero-cost plans, the generator."""
         ctx = self.context(t + EPSILON, heads, arrivals)
         actual = list(blocks)
-        live, old = self.live(actual, last_targets)
-        return Prepared(ctx, actual, live, self.generator(ctx, actual), old)
+        points = self.frontier(last_targets)
+        live, old = self.live(actual, points)
+        return Prepared(ctx, actual, live, self.generator(ctx, actual), old, points)
 
-    def live(self, blocks: Sequence[Block], last_targets: Mapping[str, Provenance]) -> tuple[
+    def frontier(self, last_targets: Mapping[str, Provenance]) -> dict[str, frozenset[Frontier]]:
+        """Every channel's frontier set (:func:`frontier_sets`) from the outputs' last targets."""
+        return frontier_sets(last_targets, self.projections, self.widths)
+
+    def live(self, blocks: Sequence[Block], points: Mapping[str, frozenset[Frontier]]) -> tuple[
             dict[Block, frozenset[Invocation]], Callable[[Block], bool]]:
-        """Heuristics (a) and (b) as the options have them: the live blocks, each with the
-        zero-cost plan that makes it (a chain's invocations, empty for a block of ``blocks``),
-        and (a)'s rule (never true with (a) off)."""
-        points = frontier_sets(last_targets, self.projections, self.widths) if (self.options.prune_old or self.options.chains) else {}
+        """Heuristics (a) and (b) as the options have them, on the frontier sets ``points``
+        (:meth:`frontier`): the live blocks, each with the zero-cost plan that makes it (a
+        chain's invocations, empty for a block of ``blocks``), and (a)'s rule (never true with
+        (a) off)."""
         old = old_rule(blocks, minimum(points)) if self.options.prune_old else _never
         kept = [b for b in blocks if not old(b)]
         return (compulsory_chains(kept, points) if self.options.chains else {b: frozenset() for b in kept}), old
@@ -159,14 +165,15 @@ class Scheduler:
 @dataclass(frozen=True)
 class Prepared:
     """One call's checks (``ctx``), materialized blocks, live blocks with the zero-cost plans
-    that make them (heuristics (a), (b)), block generator and heuristic (a)'s rule (``old``:
-    never true with (a) off)."""
+    that make them (heuristics (a), (b)), block generator, heuristic (a)'s rule (``old``:
+    never true with (a) off) and every channel's frontier set."""
 
     ctx: PlanContext
     actual: list[Block]
     live: dict[Block, frozenset[Invocation]]
     gen: BlockGen
     old: Callable[[Block], bool]
+    frontier: Mapping[str, frozenset[Frontier]]
 
 
 def _never(_: Block) -> bool:

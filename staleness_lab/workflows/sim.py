@@ -436,7 +436,7 @@ class _Loop:
         if not (options.prune_old or options.chains):
             return
         before = self.store
-        live, _ = self.scheduler.live(list(before.values()), self.last_targets)
+        live, _ = self.scheduler.live(list(before.values()), self.scheduler.frontier(self.last_targets))
         self.store = {}
         for b, parts in live.items():
             if parts and b not in self.store:

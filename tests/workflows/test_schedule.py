@@ -113,7 +113,7 @@ def test_baselines_take_one_operator_step(kind: str) -> None:
     args = dict(t=65, blocks=blocks_at(65), heads={"output": prov(59, [25, 49])}, last_targets={"output": prov(59, 49)},
                 arrivals={"digests": CRAWL, "scores": CLICKS})
     ready = scheduler.prepare(**args)
-    steps = baselines.candidates(scheduler, ready, args["heads"], args["last_targets"])
+    steps = baselines.candidates(scheduler, ready, args["heads"])
     costs = sorted(sum(inv.cost for inv in sub) for _, sub in steps)
     result = baselines.step(scheduler, kind, rng=np.random.default_rng(0), **args)
     assert len([inv for inv in result.invocations if inv.variant != "chain"]) <= 1
