@@ -112,6 +112,7 @@ def simulate(
     options: dict[str, Any] | None = None,
     relative: bool = False,
     max_events: int | None = None,
+    engine: str = "auto",
     **overrides: Any,
 ) -> SimulationResult:
     """Simulate a workload under a policy (a registry name with ``options``, or an object).
@@ -123,12 +124,14 @@ def simulate(
     totals takes :func:`~staleness_lab.sim.ideal.ideal_summary`, the same numbers in closed form).
     ``max_events`` raises the run-size guard's limit (:mod:`staleness_lab.sim.size`: about 10^8
     events by default); a bigger run is refused with an :class:`InputError` before it starts.
+    ``engine`` picks the loop (:data:`~staleness_lab.sim.engine.ENGINES`: ``auto``, ``python``,
+    ``compiled``); the trace is the same bit for bit whichever runs it.
     Raises :class:`~staleness_lab.errors.Infeasible` when the policy cannot run the workload.
     """
     w = as_workload(workload).with_overrides(**overrides)
     chosen = get_policy(policy, **(options or {}))
     name = policy if isinstance(policy, str) else getattr(chosen, "name", type(chosen).__name__)
-    trace = run(w, chosen, name, max_events=max_events)
+    trace = run(w, chosen, name, max_events=max_events, engine=engine)
     ideal = None
     if relative:
         ideal = ideal_run(w, max_events=max_events)

@@ -21,6 +21,7 @@ from staleness_lab.jsonout import dumps, strict
 from staleness_lab.intermittent.schemes import OBJECTIVES, SCHEMES
 from staleness_lab.model import load_workload
 from staleness_lab.policies import available_policies, parse_options, policy_options
+from staleness_lab.sim.engine import ENGINES
 from staleness_lab.sim.size import check_run_size
 from staleness_lab.tracefiles import check_output_dir, check_trace_dir, write_trace
 
@@ -48,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--relative", action="store_true", help="also compute relative lateness (a second run with unlimited tracks)")
     sim.add_argument("--json", action="store_true", help="print one deterministic JSON object")
     sim.add_argument("--trace-out", type=Path, metavar="DIR", help="write DIR/jobs.parquet and DIR/freshness.parquet")
+    sim.add_argument("--engine", choices=ENGINES, default="auto",
+                     help="the loop that runs it: auto (the compiled core where the policy has a compiled order), "
+                          "python (the reference) or compiled (exit 2 for a policy the core lacks); same results")
     _max_events_option(sim)
 
     chk = sub.add_parser("check", help="run a policy (drained where feeds are finite) and check every paper's "
@@ -233,7 +237,7 @@ def _simulate(args: argparse.Namespace) -> int:
     try:
         given = {key: getattr(args, key) for key in ("tracks", "horizon", "seed") if getattr(args, key) is not None}
         result = simulate(workload, args.policy, options=options, relative=args.relative,
-                          max_events=args.max_events, **given)
+                          max_events=args.max_events, engine=args.engine, **given)
     except Infeasible as result_:
         return _infeasible(result_, args)
     if args.trace_out is not None:

@@ -30,6 +30,11 @@ data per job, releases and deadlines by eq. 3-4). Under it a policy may also giv
 * ``key_is_deadline``: the key is the job's (deadline, release) (GEDF-NP's order, A13), so the
   loop reads it off the job instead of calling ``key`` once per release (same order; the key
   stays callable and is tested equal).
+
+An order-only policy may also declare its order as ``compiled``, a :class:`CompiledOrder`: one of
+the built-in key kinds with its per-table parameters. The engine then runs it in the compiled
+core (:mod:`staleness_lab.sim.compiled`), which reproduces the Python engine's trace bit for bit;
+``key`` stays the reference and the path for every policy without a kind.
 """
 
 from __future__ import annotations
@@ -53,6 +58,35 @@ Annotations = Callable[[], dict[str, Any]]
 JOB_MODELS = ("golab", "sporadic")
 
 
+#: The order kinds the compiled core knows, and the key each stands for (``p1``, ``p2``: the
+#: per-table parameters; ties go to the table's position, as for every key).
+COMPILED_KINDS = {
+    "release": "release",  # FIFO
+    "deadline": "release + p1[i]",  # EDF
+    "deadline-priority": "(release + p1[i], p2[i])",  # EDF with an inherited priority breaking ties
+    "priority-deadline": "(p2[i], release + p1[i])",  # EDF-P
+    "benefit": "-p1[i] * n / (alpha_i + beta_i * n), re-keyed on data",  # Max Benefit
+    "random": "clock + Exp(1) from the policy's stream, clock = the started table's key",  # Random
+}
+
+
+@dataclass(frozen=True)
+class CompiledOrder:
+    """An order-only policy's key as a kind of :data:`COMPILED_KINDS` with its parameters.
+
+    ``rng`` is the policy's stream (``random``), which the compiled core draws from in the same
+    blocks and order as the Python key."""
+
+    kind: str
+    p1: tuple[float, ...] = ()
+    p2: tuple[float, ...] = ()
+    rng: np.random.Generator | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in COMPILED_KINDS:
+            raise ValueError(f"CompiledOrder.kind must be one of {', '.join(COMPILED_KINDS)}, got {self.kind!r}")
+
+
 @dataclass(frozen=True)
 class BoundPolicy:
     """A policy's decisions for one run (see the module docstring)."""
@@ -68,12 +102,15 @@ class BoundPolicy:
     on_instant: InstantHook | None = None
     annotations: Annotations | None = None
     key_is_deadline: bool = False
+    compiled: CompiledOrder | None = None
 
     def __post_init__(self) -> None:
         if self.jobs not in JOB_MODELS:
             raise ValueError(f"BoundPolicy.jobs must be one of {', '.join(JOB_MODELS)}, got {self.jobs!r}")
         if self.jobs == "golab" and (self.period_at or self.on_instant or self.annotations):
             raise ValueError("period_at, on_instant and annotations belong to the sporadic job model")
+        if self.compiled is not None and (self.jobs != "golab" or self.place or self.on_arrival or self.on_completion):
+            raise ValueError("a compiled order is for order-only policies of the golab job model without hooks")
 
 
 class Policy(Protocol):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from staleness_lab.model import Workload
-from staleness_lab.policies.base import BoundPolicy
+from staleness_lab.policies.base import BoundPolicy, CompiledOrder
 from staleness_lab.policies.inheritance import Inheriting
 from staleness_lab.policies.options import Configurable
 from staleness_lab.policies.registry import register
@@ -25,7 +25,7 @@ class Fifo(Configurable):
     name = "fifo"
 
     def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
-        return BoundPolicy(key=lambda i, now, release, n: release)
+        return BoundPolicy(key=lambda i, now, release, n: release, compiled=CompiledOrder("release"))
 
 
 @register
@@ -48,9 +48,11 @@ class Edf(Inheriting):
     def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
         period = workload.require_periods(self.name)
         if not self.inherits:
-            return BoundPolicy(key=lambda i, now, release, n: release + period[i])
+            return BoundPolicy(key=lambda i, now, release, n: release + period[i],
+                               compiled=CompiledOrder("deadline", tuple(period)))
         neg_ip = [-v for v in self.scheduling_priorities(workload)]
-        return BoundPolicy(key=lambda i, now, release, n: (release + period[i], neg_ip[i]))
+        return BoundPolicy(key=lambda i, now, release, n: (release + period[i], neg_ip[i]),
+                           compiled=CompiledOrder("deadline-priority", tuple(period), tuple(neg_ip)))
 
 
 @register
@@ -65,7 +67,8 @@ class EdfP(Inheriting):
     def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
         period = workload.require_periods(self.name)
         neg_priority = [-v for v in self.scheduling_priorities(workload)]
-        return BoundPolicy(key=lambda i, now, release, n: (neg_priority[i], release + period[i]))
+        return BoundPolicy(key=lambda i, now, release, n: (neg_priority[i], release + period[i]),
+                           compiled=CompiledOrder("priority-deadline", tuple(period), tuple(neg_priority)))
 
 
 @register
@@ -83,7 +86,8 @@ class MaxBenefit(Inheriting):
         p = self.scheduling_priorities(workload)
         a = [t.alpha for t in workload.tables]
         b = [t.beta for t in workload.tables]
-        return BoundPolicy(key=lambda i, now, release, n: -p[i] * n / (a[i] + b[i] * n), rekey_on_data=True)
+        return BoundPolicy(key=lambda i, now, release, n: -p[i] * n / (a[i] + b[i] * n), rekey_on_data=True,
+                           compiled=CompiledOrder("benefit", tuple(p)))
 
 
 @register
@@ -113,4 +117,4 @@ class Random(Configurable):
         def on_start(i: int, track: int, now: float) -> None:
             clock[0] = keys[i]
 
-        return BoundPolicy(key=key, on_start=on_start)
+        return BoundPolicy(key=key, on_start=on_start, compiled=CompiledOrder("random", rng=rng))

@@ -21,6 +21,12 @@ CHUNK_ARRIVALS = 32768
 
 def arrival_chunks(workload: Workload) -> Iterator[tuple[list[float], list[int], list[float]]]:
     """Yield ``(times, tables, data_to)`` lists covering ``[0, horizon]`` in time order."""
+    for times, who, data in array_chunks(workload):
+        yield times.tolist(), who.tolist(), data.tolist()
+
+
+def array_chunks(workload: Workload) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`arrival_chunks` as numpy arrays (float, int64, float), for the compiled core."""
     horizon = workload.horizon
     files = workload.files
     periodic = [k for k, t in enumerate(workload.tables) if t.period is not None and files[k] is None]
@@ -54,7 +60,7 @@ def arrival_chunks(workload: Workload) -> Iterator[tuple[list[float], list[int],
         data = np.concatenate(parts_d)
         order = np.lexsort((who, times))  # stable: one table's files landing at once stay in file order
         if len(order):
-            yield times[order].tolist(), who[order].tolist(), data[order].tolist()
+            yield times[order], who[order], data[order]
             lo = hi
         else:  # nothing in this window: jump to the next arrival, so a silent horizon never spins
             lo = max(hi, _next_arrival(period, phase, logs, hi))

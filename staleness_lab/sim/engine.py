@@ -30,6 +30,10 @@ The hot loop follows PERFORMANCE.md: staleness areas are integrated lazily (clos
 when a table's freshness changes and once at the horizon), the ready set is a heap keyed by the
 policy with lazy invalidation by version stamps, and arrivals come in sorted chunks merged with
 a small heap holding at most one completion per track.
+
+This loop is the reference. The built-in order-only policies run by default in the compiled core
+(:mod:`staleness_lab.sim.compiled`), which repeats it bit for bit; ``run(..., engine="python")``
+forces this one.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from heapq import heappop, heappush
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy, Policy
+from staleness_lab.sim import compiled
 from staleness_lab.sim.arrivals import arrival_chunks, next_chunk
 from staleness_lab.sim.costs import DRAW_BLOCK as _DRAW_BLOCK
 from staleness_lab.sim.costs import cost_stream, noise_range, policy_stream
@@ -51,18 +56,37 @@ from staleness_lab.sim.trace import Trace, close_at_horizon
 _INF = float("inf")
 
 
-def run(workload: Workload, policy: Policy, policy_name: str, *, max_events: int | None = None) -> Trace:
+#: Which loop runs a simulation: the compiled core where the policy declares a compiled order
+#: (``auto``), this module's Python loop (``python``, the reference), or the compiled core,
+#: refusing a policy it lacks (``compiled``).
+ENGINES = ("auto", "python", "compiled")
+
+
+def run(workload: Workload, policy: Policy, policy_name: str, *, max_events: int | None = None,
+        engine: str = "auto") -> Trace:
     """Simulate ``workload`` under ``policy`` over ``[0, horizon]`` and return the trace.
 
     A run whose estimated events pass ``max_events`` (default: :func:`size.default_max_events`)
-    is refused before it starts, with an :class:`InputError` naming the key that drives it."""
+    is refused before it starts, with an :class:`InputError` naming the key that drives it.
+    ``engine`` is one of :data:`ENGINES`; both loops give the same trace bit for bit, so the
+    choice changes the speed, never the results."""
+    if engine not in ENGINES:
+        raise InputError("engine", f"must be one of {', '.join(ENGINES)}, got {engine!r}")
     check_run_size(workload, max_events)
     bound = policy.bind(workload, policy_stream(workload.seed))
     if not isinstance(bound, BoundPolicy):
         raise InputError("policy", f"bind() must return a BoundPolicy, got {type(bound).__name__}")
     if bound.jobs == "sporadic":
+        if engine == "compiled":
+            raise InputError("engine", f"the compiled core has no sporadic job model ({policy_name}): use auto or python")
         return _run_sporadic(workload, bound, policy_name)
-    return _Run(workload, bound).execute(policy_name)
+    state = _Run(workload, bound)
+    if engine != "python" and compiled.supports(bound):
+        return compiled.run_compiled(workload, bound, policy_name, state.chop_limit)
+    if engine == "compiled":
+        raise InputError("engine", f"the compiled core has no order for {policy_name} (placement or hooks): "
+                         "use auto or python")
+    return state.execute(policy_name)
 
 
 def _run_sporadic(workload: Workload, bound: BoundPolicy, policy_name: str) -> Trace:

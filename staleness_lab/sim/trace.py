@@ -3,6 +3,7 @@ integrals accumulated during the run. Tables are built once, columnar, on first 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
@@ -34,13 +35,44 @@ def close_at_horizon(area: list[float], peak: list[float], last_change: list[flo
             peak[i] = horizon - f
 
 
+class JobColumns(Sequence):
+    """Completed jobs held as numpy columns in :data:`RECORD_FIELDS` order (the compiled core's
+    output): a read-only sequence of the engine's records, built as tuples only when a record is
+    read, so a sweep that reads :attr:`Trace.columns` never pays for them."""
+
+    def __init__(self, columns: Sequence[np.ndarray]) -> None:
+        self.arrays = tuple(columns)
+
+    @cached_property
+    def _records(self) -> list[tuple]:
+        table, track, *rest = self.arrays
+        return list(zip(table.tolist(), track.tolist(), *(c.tolist() for c in rest)))
+
+    def __len__(self) -> int:
+        return len(self.arrays[0])
+
+    def __getitem__(self, k):  # type: ignore[override]
+        return self._records[k]
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._records)
+
+    def __add__(self, other: Sequence[tuple]) -> list[tuple]:
+        return self._records + list(other)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._records == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(eq=False)
 class Trace:
     """A run's record.
 
     ``jobs_done`` holds one record per completed job (fields :data:`RECORD_FIELDS`, table and
     track as positions; its finish is start + cost, the same float sum that timed the
-    completion); ``in_flight`` the records of jobs still running at the horizon; ``staleness_area`` and
+    completion; a :class:`JobColumns` from the compiled core); ``in_flight`` the records of jobs still running at the horizon; ``staleness_area`` and
     ``max_staleness`` the exact per-table integrals over ``[warmup, horizon]`` accumulated by
     the engine.
 
@@ -73,11 +105,15 @@ class Trace:
     @cached_property
     def job_tables(self) -> np.ndarray:
         """Table position of each completed job (cheaper than :attr:`columns` for counts)."""
+        if isinstance(self.jobs_done, JobColumns):
+            return self.jobs_done.arrays[0]
         return np.fromiter(map(itemgetter(0), self.jobs_done), dtype=np.int64, count=len(self.jobs_done))
 
     @cached_property
     def job_finish(self) -> np.ndarray:
         """Finish time of each completed job: start + cost, computed as the engine did."""
+        if isinstance(self.jobs_done, JobColumns):
+            return self.jobs_done.arrays[3] + self.jobs_done.arrays[6]
         start = np.fromiter(map(itemgetter(3), self.jobs_done), dtype=float, count=len(self.jobs_done))
         cost = np.fromiter(map(itemgetter(6), self.jobs_done), dtype=float, count=len(self.jobs_done))
         return start + cost
@@ -85,6 +121,10 @@ class Trace:
     @cached_property
     def columns(self) -> dict[str, np.ndarray]:
         """The completed jobs as numpy columns (table and track as int positions)."""
+        if isinstance(self.jobs_done, JobColumns):
+            cols = dict(zip(RECORD_FIELDS, self.jobs_done.arrays))
+            cols["finish"] = self.job_finish
+            return {name: cols[name] for name in JOB_COLUMNS}
         width = len(RECORD_FIELDS)
         flat = np.fromiter(chain.from_iterable(self.jobs_done), dtype=float, count=width * len(self.jobs_done))
         records = flat.reshape(-1, width)
