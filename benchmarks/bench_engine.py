@@ -11,7 +11,10 @@ but short enough to keep each case to a few seconds; then the pair of runs is
 repeated R times and the median, minimum and maximum are reported. A minimal
 SimPy global-EDF simulator (``simpy_gedf.py``) is timed the same way on the
 same periodic task set, and the ratios between the two are checked against
-the targets.
+the targets. staleness-lab runs every case on its Python engine (``--engine
+python``, the reference) and, for the order-only policies of Table 2 at 30 and
+3,000 tables, on its compiled core too (``--engine compiled``), so the two
+engines' rates come from one run.
 
 Usage::
 
@@ -56,8 +59,10 @@ TABLE2_SIZES = (30, 300, 3000)
 TASK_SET_SIZE = 100
 TABLE2 = "Table 2"
 TASK_SET = "task set"
-STALENESS_LAB = "staleness-lab"
+STALENESS_LAB = "staleness-lab"  # the Python engine
+COMPILED = "compiled core"  # staleness-lab's compiled core
 SIMPY = "SimPy"
+COMPILED_SIZES = (30, 3000)
 PLAIN = "plain"
 VARIED = "var+slowdown"
 EVENTS_PER_S = "events/s"
@@ -195,6 +200,8 @@ def build_cases() -> list[Case]:
                 Case(TABLE2, STALENESS_LAB, policy, n, variant, workload, horizons)
                 for policy in POLICIES
             ]
+            if n in COMPILED_SIZES:
+                cases += [Case(TABLE2, COMPILED, policy, n, variant, workload, horizons) for policy in POLICIES]
     taskset = simso_taskset(n=TASK_SET_SIZE)
     horizons = probe_horizons(taskset)
     cases += [Case(TASK_SET, STALENESS_LAB, policy, TASK_SET_SIZE, PLAIN, taskset, horizons)
@@ -232,6 +239,7 @@ def command(case: Case, path: Path, horizon: float) -> list[str]:
         "simulate", str(path),
         "--policy", case.policy,
         "--horizon", str(horizon),
+        "--engine", "compiled" if case.engine == COMPILED else "python",
         "--json",
     ]
 
@@ -363,6 +371,24 @@ def targets(results: list[Result], ratio_rows: list[dict[str, Any]]) -> list[dic
                 "threshold": threshold,
                 "unit": EVENTS_PER_S,
             })
+    for policy in POLICIES:
+        compiled = find(results, TABLE2, COMPILED, policy, 30)
+        python = find(results, TABLE2, STALENESS_LAB, policy, 30)
+        rows.append({
+            "target": f"{policy}, {TABLE2} 30 tables, compiled core: events/s >= 10,000,000",
+            "value": compiled.median if compiled else None,
+            "cpu_value": compiled.cpu_median if compiled else None,
+            "threshold": 10_000_000,
+            "unit": EVENTS_PER_S,
+        })
+        both = compiled is not None and python is not None
+        rows.append({
+            "target": f"{policy}, {TABLE2} 30 tables: compiled core / Python engine >= 5x",
+            "value": compiled.median / python.median if both else None,
+            "cpu_value": compiled.cpu_median / python.cpu_median if both else None,
+            "threshold": 5.0,
+            "unit": RATIO,
+        })
     thresholds = {(TASK_SET, "edf"): 3.5, (TASK_SET, "gedf-np"): 2.0, (TASK_SET, "aus"): 1.0,
                   (TABLE2, 30): 4.0, (TABLE2, 3000): 3.0}
     for row in ratio_rows:

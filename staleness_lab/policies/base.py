@@ -31,10 +31,11 @@ data per job, releases and deadlines by eq. 3-4). Under it a policy may also giv
   loop reads it off the job instead of calling ``key`` once per release (same order; the key
   stays callable and is tested equal).
 
-An order-only policy may also declare its order as ``compiled``, a :class:`CompiledOrder`: one of
-the built-in key kinds with its per-table parameters. The engine then runs it in the compiled
-core (:mod:`staleness_lab.sim.compiled`), which reproduces the Python engine's trace bit for bit;
-``key`` stays the reference and the path for every policy without a kind.
+A policy may also declare its order as ``compiled``, a :class:`CompiledOrder`: one of the built-in
+key kinds with its per-table parameters, and its placement, if it has one, as ``compiled_place``, a
+:class:`CompiledPlacement` (the partitioners' rule as tables of tracks). The engine then runs it in
+the compiled core (:mod:`staleness_lab.sim.compiled`), which reproduces the Python engine's trace
+bit for bit; ``key`` and ``place`` stay the reference and the path for every other policy.
 """
 
 from __future__ import annotations
@@ -88,6 +89,25 @@ class CompiledOrder:
 
 
 @dataclass(frozen=True)
+class CompiledPlacement:
+    """A partitioner's dispatch rule as data (Golab et al., Sec. 3.2.2-3.2.3), equal to its ``place``.
+
+    Walking the ready tables in key order while a track is idle, table i takes the first idle
+    track of ``candidates[i]`` (its preference order); a candidate with ``borrowed[i][k]`` set is
+    skipped, unless ``aggressive``, while a table later in the order has that track in its
+    ``claims`` (the tracks its own rule gives it first); a table with no such track waits."""
+
+    candidates: tuple[tuple[int, ...], ...]
+    borrowed: tuple[tuple[bool, ...], ...]
+    claims: tuple[tuple[int, ...], ...]
+    aggressive: bool
+
+    def __post_init__(self) -> None:
+        if [len(c) for c in self.candidates] != [len(b) for b in self.borrowed]:
+            raise ValueError("CompiledPlacement: one borrowed flag per candidate track")
+
+
+@dataclass(frozen=True)
 class BoundPolicy:
     """A policy's decisions for one run (see the module docstring)."""
 
@@ -103,14 +123,17 @@ class BoundPolicy:
     annotations: Annotations | None = None
     key_is_deadline: bool = False
     compiled: CompiledOrder | None = None
+    compiled_place: CompiledPlacement | None = None
 
     def __post_init__(self) -> None:
         if self.jobs not in JOB_MODELS:
             raise ValueError(f"BoundPolicy.jobs must be one of {', '.join(JOB_MODELS)}, got {self.jobs!r}")
         if self.jobs == "golab" and (self.period_at or self.on_instant or self.annotations):
             raise ValueError("period_at, on_instant and annotations belong to the sporadic job model")
-        if self.compiled is not None and (self.jobs != "golab" or self.place or self.on_arrival or self.on_completion):
-            raise ValueError("a compiled order is for order-only policies of the golab job model without hooks")
+        if self.compiled is not None and (self.jobs != "golab" or self.on_arrival or self.on_completion):
+            raise ValueError("a compiled order is for policies of the golab job model without hooks")
+        if (self.compiled_place is not None) != (self.compiled is not None and self.place is not None):
+            raise ValueError("a compiled policy with a placement gives it as compiled_place, and only then")
 
 
 class Policy(Protocol):

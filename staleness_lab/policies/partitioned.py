@@ -56,7 +56,7 @@ import numpy as np
 
 from staleness_lab.errors import Infeasible
 from staleness_lab.model import Workload
-from staleness_lab.policies.base import BoundPolicy
+from staleness_lab.policies.base import BoundPolicy, CompiledPlacement
 from staleness_lab.policies.inheritance import INHERITANCE_OPTIONS, Inheriting
 from staleness_lab.policies.options import Option
 from staleness_lab.policies.registry import get_policy, register
@@ -297,5 +297,14 @@ class EdfPartitioned(_Partitioner):
         for i, r in sorted(promotable(packing, workload)):
             promo[i].append(r)
         basic = self.basic_bound(workload, rng)
-        place = make_place(packing.home, packing.free, promo, workload.tracks, self.options["aggressive"])
-        return BoundPolicy(key=basic.key, rekey_on_data=basic.rekey_on_data, place=place)
+        aggressive = self.options["aggressive"]
+        place = make_place(packing.home, packing.free, promo, workload.tracks, aggressive)
+        # the same rule as data: home, then the free tracks, then the promotable ones (borrowed)
+        compiled = CompiledPlacement(
+            candidates=tuple((packing.home[i], *packing.free, *promo[i]) for i in range(len(promo))),
+            borrowed=tuple((False,) * (1 + len(packing.free)) + (True,) * len(promo[i]) for i in range(len(promo))),
+            claims=tuple((h,) for h in packing.home),
+            aggressive=aggressive,
+        )
+        return BoundPolicy(key=basic.key, rekey_on_data=basic.rekey_on_data, place=place, compiled=basic.compiled,
+                           compiled_place=compiled)

@@ -63,7 +63,7 @@ import numpy as np
 
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
-from staleness_lab.policies.base import BoundPolicy
+from staleness_lab.policies.base import BoundPolicy, CompiledPlacement
 from staleness_lab.policies.inheritance import INHERITANCE_OPTIONS
 from staleness_lab.policies.options import Option
 from staleness_lab.policies.partitioned import BASIC_OPTION, LaterTables, _Partitioner, first_free, nominal
@@ -239,6 +239,18 @@ def make_place(alloc: Allocation, aggressive: bool):
     return place
 
 
+def compiled_placement(alloc: Allocation, aggressive: bool) -> CompiledPlacement:
+    """:func:`make_place`'s rule as data: per table its cluster's upper tracks, its bottom track,
+    the free tracks, then (borrowed) the tracks below its bottom; it claims its cluster's tracks."""
+    candidates, borrowed, claims = [], [], []
+    for j in alloc.cluster_of:
+        own = (*alloc.upper[j], alloc.bottom[j], *alloc.free)
+        candidates.append((*own, *range(alloc.bottom[j])))
+        borrowed.append((False,) * len(own) + (True,) * alloc.bottom[j])
+        claims.append(alloc.home_tracks(j))
+    return CompiledPlacement(tuple(candidates), tuple(borrowed), tuple(claims), aggressive)
+
+
 @register
 class Proportional(_Partitioner):
     """Proportional partitioning (Golab et al., Sec. 3.2.3): clusters of similar jobs get track
@@ -272,6 +284,8 @@ class Proportional(_Partitioner):
         workload.require_periods(self.name)
         alloc = self.allocation(workload)
         basic = self.basic_bound(workload, rng)
+        aggressive = self.options["aggressive"]
         return BoundPolicy(
-            key=basic.key, rekey_on_data=basic.rekey_on_data, place=make_place(alloc, self.options["aggressive"])
+            key=basic.key, rekey_on_data=basic.rekey_on_data, place=make_place(alloc, aggressive),
+            compiled=basic.compiled, compiled_place=compiled_placement(alloc, aggressive),
         )

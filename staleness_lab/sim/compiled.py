@@ -1,8 +1,9 @@
-"""The compiled core: the engine's loop for the built-in order-only policies, in numba.
+"""The compiled core: the engine's loop for the built-in policies, in numba.
 
 A policy whose :class:`~staleness_lab.policies.base.BoundPolicy` declares its order as a
 :class:`~staleness_lab.policies.base.CompiledOrder` (FIFO, EDF, EDF-P, Max Benefit with or
-without inheritance, Random) runs here; every other policy, and any a researcher writes in a
+without inheritance, Random) and its placement, if any, as a
+:class:`~staleness_lab.policies.base.CompiledPlacement` (EDF-Partitioned, Proportional) runs here; every other policy, and any a researcher writes in a
 notebook, runs in :mod:`staleness_lab.sim.engine`, which stays the reference. The two produce the
 same trace bit for bit (jobs, in-flight jobs, staleness areas, peaks, event count): the loop
 (:mod:`.compiled_kernel`) repeats the engine's float operations in its order, and this driver
@@ -32,7 +33,7 @@ _EMPTY_I = np.empty(0, dtype=np.int64)
 
 def supports(bound: BoundPolicy) -> bool:
     """Whether the compiled core can run this bound policy."""
-    return bound.compiled is not None and bound.jobs == "golab"
+    return bound.compiled is not None and bound.jobs == "golab" and (bound.place is None or bound.compiled_place is not None)
 
 
 def _ragged(lists: list[list[float]] | list[tuple[int, ...]], dtype: type) -> tuple[np.ndarray, np.ndarray]:
@@ -97,14 +98,29 @@ def run_compiled(workload: Workload, bound: BoundPolicy, policy_name: str, chop_
     # the same numbers), so the loop returns only for a table's later blocks
     draws = np.array([s.random(DRAW_BLOCK) for s in streams]).reshape(len(streams), DRAW_BLOCK)
     draw_pos = np.zeros(n, dtype=np.int64)
+    refill = np.zeros(n, dtype=np.int64)  # the tables whose draws ran out, ist[REFILLS] of them
     cap = 4 * n + 64
     ready = (np.zeros(cap), np.zeros(cap), np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64))
-    tracks = min(w.tracks, n)
+    # an order-only policy takes the lowest free track, so tracks past the n-th are never used
+    # and not allocated (as in the engine); a placement sees them all
+    rule = bound.compiled_place
+    tracks = w.tracks if rule is not None else min(w.tracks, n)
     et = np.zeros(2 * n + tracks + 8, dtype=np.float64)
     ec = np.zeros(2 * n + tracks + 8, dtype=np.int64)
     free = np.arange(tracks, dtype=np.int64)
     ist[K.FREE_N] = tracks
     done = _grow(None, 1024)
+    if rule is not None:
+        cand, cand_off = _ragged(rule.candidates, np.int64)
+        borrow, _ = _ragged(rule.borrowed, np.bool_)
+        claims, claims_off = _ragged(rule.claims, np.int64)
+    else:
+        cand, cand_off, claims, claims_off = _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_I
+        borrow = np.zeros(0, dtype=np.bool_)
+    placing = (rule is not None, rule is not None and rule.aggressive, cand, cand_off, borrow, claims, claims_off)
+    scratch = (np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+               np.zeros(tracks, dtype=np.int64), np.zeros(tracks, dtype=np.bool_), np.zeros(tracks, dtype=np.int64),
+               np.zeros((2, n), dtype=np.int64))
 
     def ensure_pool() -> None:
         nonlocal pool
@@ -130,9 +146,9 @@ def run_compiled(workload: Workload, bound: BoundPolicy, policy_name: str, chop_
             w.horizon, w.warmup, alpha, beta, sep, bool(sep.any()), chop, has_chop, bool(has_chop.any()), derived,
             period, phase, ends, ends_off, src, src_off, kids, kids_off,
             noise is not None, noise_lo, noise_span, sd_cycle, sd_normal, sd_factor,
-            kind, bound.rekey_on_data, prm1, prm2, pool, rkeys,
+            kind, bound.rekey_on_data, prm1, prm2, pool, rkeys, *placing,
             *state, area, peak, last_change, job_track, *job_f,
-            draws, draw_pos, *ready, et, ec, free, *done, *at,
+            draws, draw_pos, refill, *ready, et, ec, free, *done, *scratch, *at,
         )
         if status == K.DONE:
             break
@@ -140,9 +156,10 @@ def run_compiled(workload: Workload, bound: BoundPolicy, policy_name: str, chop_
             at = _next(chunks)
             ist[K.P] = 0
         elif status == K.NEED_DRAWS:
-            i = int(ist[K.ASK])
-            draws[i] = streams[i].random(DRAW_BLOCK)
-            draw_pos[i] = 0
+            for i in refill[:ist[K.REFILLS]].tolist():
+                draws[i] = streams[i].random(DRAW_BLOCK)
+                draw_pos[i] = 0
+            ist[K.REFILLS] = 0
         elif status == K.NEED_POOL:
             ensure_pool()
         elif status == K.NEED_ROOM:
@@ -179,7 +196,7 @@ def warm() -> None:
     """Compile (or load from the cache) the loop on a tiny workload."""
     from staleness_lab.api import simulate
 
-    for policy in ("fifo", "random"):
+    for policy in ("fifo", "random", "proportional"):
         simulate({"tracks": 1, "horizon": 10, "variability": 0.5, "slowdown": {"factor": 2, "normal": 1, "slow": 1},
                   "tables": [{"name": "a", "period": 1, "chop": 2, "alpha": 0.1, "beta": 0.5, "priority": 1},
                              {"name": "v", "sources": ["a"], "alpha": 0.1, "beta": 0.1, "priority": 1}]}, policy)

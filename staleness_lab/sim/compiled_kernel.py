@@ -8,8 +8,16 @@ that are unique ((key, table, version) in the ready set, (time, code) for events
 so any correct heap pops them in the order Python's ``heapq`` does.
 
 The loop is resumable: it returns to its driver (:mod:`.compiled`) for what only Python provides
-(the next chunk of arrivals, a table's next block of cost draws, Random's next exponential draws,
-room for more completed jobs) and continues where it stopped, in the phase recorded in ``ist``.
+(the next chunk of arrivals, the next block of cost draws of the tables that used up theirs,
+Random's next exponential draws, room for more completed jobs) and continues where it stopped, in
+the phase recorded in ``ist``. It returns only at the start of an instant or between two arrivals,
+never inside a dispatch, so a placement decides in one piece.
+
+Placement: the partitioners' dispatch rule (:class:`~staleness_lab.policies.base.CompiledPlacement`)
+runs here as the engine's ``_placed`` and the policy's ``place`` would: the valid ready entries in
+key order, the idle tracks ascending, per table its candidate tracks in preference order (a
+candidate marked *borrowed* is refused by the non-aggressive rule while a table later in the order
+claims that track), and the tables not started put back.
 
 Every function is compiled with ``_nrt=False``: the loop allocates nothing (the driver owns every
 array), and without numba's reference counting a call no longer increments and decrements each of
@@ -34,9 +42,9 @@ KINDS = {"release": RELEASE, "deadline": DEADLINE, "deadline-priority": DEADLINE
 # why the loop returned
 DONE, NEED_CHUNK, NEED_DRAWS, NEED_POOL, NEED_ROOM = range(5)
 # where it resumes
-START, ARRIVALS, DISPATCH = range(3)
+START, ARRIVALS = range(2)
 # slots of the integer state ``ist``
-PHASE, P, ARRIVALS_SEEN, READY_N, EVENTS_N, FREE_N, DONE_N, POOL_POS, POOL_LEN, ASK = range(10)
+PHASE, P, ARRIVALS_SEEN, READY_N, EVENTS_N, FREE_N, DONE_N, POOL_POS, POOL_LEN, REFILLS, LATER_FROM = range(11)
 # slots of the float state ``fst``: the current instant and Random's virtual clock
 T, CLOCK = range(2)
 
@@ -254,11 +262,14 @@ def run_loop(  # noqa: C901, PLR0912, PLR0913, PLR0915 - one loop with the engin
     noise, noise_lo, noise_span, sd_cycle, sd_normal, sd_factor,
     # the policy
     kind, rekey, prm1, prm2, pool, rkeys,
+    placing, aggressive, cand, cand_off, borrow, claims, claims_off,
     # the state
     ist, fst, F, avail, claimed, running, has_release, release, last_release, version,
     area, peak, last_change, job_track, job_release, job_start, job_from, job_to, job_cost,
-    draws, draw_pos, rk1, rk2, rti, rtv, et, ec, free,
+    draws, draw_pos, refill, rk1, rk2, rti, rtv, et, ec, free,
     d_table, d_track, d_release, d_start, d_from, d_to, d_cost,
+    # scratch space of a placement
+    scratch_k1, scratch_k2, scratch_i, scratch_v, idle, is_avail, later, chosen,
     # this chunk of arrivals
     at_t, at_i, at_d,
 ):
@@ -279,6 +290,10 @@ def run_loop(  # noqa: C901, PLR0912, PLR0913, PLR0915 - one loop with the engin
                 ist[PHASE] = START
                 ist[P] = p
                 return NEED_POOL
+            if ist[REFILLS] > 0:
+                ist[PHASE] = START
+                ist[P] = p
+                return NEED_DRAWS
             t_event = et[0] if ist[EVENTS_N] > 0 else _INF
             t = t_event if t_event < t_arr else t_arr
             if t > horizon:
@@ -374,40 +389,142 @@ def run_loop(  # noqa: C901, PLR0912, PLR0913, PLR0915 - one loop with the engin
                     ist[PHASE] = ARRIVALS
                     ist[P] = p
                     return NEED_CHUNK
-            phase_now = DISPATCH
-        # 3. dispatch: the lowest free track takes the first ready table in key order
-        while ist[FREE_N] > 0 and ist[READY_N] > 0:
-            i = rti[0]
-            if rtv[0] != version[i]:
-                _ready_pop(rk1, rk2, rti, rtv, ist)
-                continue
-            if noise and draw_pos[i] == draws.shape[1]:
-                ist[PHASE] = DISPATCH
-                ist[P] = p
-                ist[ASK] = i
-                return NEED_DRAWS
-            _ready_pop(rk1, rk2, rti, rtv, ist)
-            track = _free_pop(free, ist)
-            f = F[i]
-            end = avail[i]
-            if any_chop and has_chop[i]:
-                end = _chopped_end(i, f, end, chop_limit, derived, period, phase, ends, ends_off)
-            cost = alpha[i] + beta[i] * (end - f)
-            if noise:
-                cost *= noise_lo + noise_span * draws[i, draw_pos[i]]
-                draw_pos[i] += 1
-            if sd_cycle != 0.0 and (sd_normal == 0.0 or t % sd_cycle >= sd_normal):
-                cost *= sd_factor
-            claimed[i] = end
-            running[i] = True
-            job_track[i], job_release[i], job_start[i] = track, release[i], t
-            job_from[i], job_to[i], job_cost[i] = f, end, cost
-            if end >= avail[i]:
-                has_release[i] = False
-            _event_push(et, ec, ist, t + cost, i)
-            if kind == RANDOM:
-                fst[CLOCK] = rkeys[i]
+        # 3. dispatch
+        if ist[FREE_N] > 0 and ist[READY_N] > 0:
+            if placing:
+                _dispatch_placed(t, aggressive, cand, cand_off, borrow, claims, claims_off, scratch_k1, scratch_k2,
+                                 scratch_i, scratch_v, idle, is_avail, later, chosen, kind, ist, fst, rkeys, F, avail,
+                                 claimed, running, has_release, release, version, alpha, beta, chop_limit, has_chop,
+                                 any_chop, derived, period, phase, ends, ends_off, noise, noise_lo, noise_span,
+                                 sd_cycle, sd_normal, sd_factor, draws, draw_pos, refill, job_track, job_release,
+                                 job_start, job_from, job_to, job_cost, rk1, rk2, rti, rtv, et, ec, free)
+            else:  # the lowest free track takes the first ready table in key order
+                while ist[FREE_N] > 0 and ist[READY_N] > 0:
+                    i = rti[0]
+                    stale = rtv[0] != version[i]
+                    _ready_pop(rk1, rk2, rti, rtv, ist)
+                    if stale:
+                        continue
+                    _start(i, _free_pop(free, ist), t, kind, ist, fst, rkeys, F, avail, claimed, running, has_release,
+                           release, alpha, beta, chop_limit, has_chop, any_chop, derived, period, phase, ends,
+                           ends_off, noise, noise_lo, noise_span, sd_cycle, sd_normal, sd_factor, draws, draw_pos,
+                           refill, job_track, job_release, job_start, job_from, job_to, job_cost, et, ec)
         phase_now = START
+
+
+@njit
+def _start(i, track, t, kind, ist, fst, rkeys, F, avail, claimed, running, has_release, release, alpha, beta,
+           chop_limit, has_chop, any_chop, derived, period, phase, ends, ends_off, noise, noise_lo, noise_span,
+           sd_cycle, sd_normal, sd_factor, draws, draw_pos, refill, job_track, job_release, job_start, job_from,
+           job_to, job_cost, et, ec):
+    """Start table i's job on ``track`` at ``t`` (the engine's dispatch, after the choice)."""
+    f = F[i]
+    end = avail[i]
+    if any_chop and has_chop[i]:
+        end = _chopped_end(i, f, end, chop_limit, derived, period, phase, ends, ends_off)
+    cost = alpha[i] + beta[i] * (end - f)
+    if noise:
+        cost *= noise_lo + noise_span * draws[i, draw_pos[i]]
+        draw_pos[i] += 1
+        if draw_pos[i] == draws.shape[1]:  # the driver refills it before the next instant
+            refill[ist[REFILLS]] = i
+            ist[REFILLS] += 1
+    if sd_cycle != 0.0 and (sd_normal == 0.0 or t % sd_cycle >= sd_normal):
+        cost *= sd_factor
+    claimed[i] = end
+    running[i] = True
+    job_track[i], job_release[i], job_start[i] = track, release[i], t
+    job_from[i], job_to[i], job_cost[i] = f, end, cost
+    if end >= avail[i]:
+        has_release[i] = False
+    _event_push(et, ec, ist, t + cost, i)
+    if kind == RANDOM:
+        fst[CLOCK] = rkeys[i]
+
+
+@njit
+def _later_claims(pos, order, claims, claims_off, later, ist):
+    """Per track, how many tables at positions > ``pos`` of ``order`` claim it: counted on first
+    use in a decision (``ist[LATER_FROM]`` < 0), then updated as ``pos`` advances
+    (partitioned.LaterTables)."""
+    if ist[LATER_FROM] < 0:
+        later[:] = 0
+        for q in range(pos + 1, len(order)):
+            for c in range(claims_off[order[q]], claims_off[order[q] + 1]):
+                later[claims[c]] += 1
+    else:
+        for q in range(ist[LATER_FROM], pos + 1):
+            for c in range(claims_off[order[q]], claims_off[order[q] + 1]):
+                later[claims[c]] -= 1
+    ist[LATER_FROM] = pos + 1
+
+
+@njit
+def _dispatch_placed(t, aggressive, cand, cand_off, borrow, claims, claims_off, scratch_k1, scratch_k2, scratch_i,
+                     scratch_v, idle, is_avail, later, chosen, kind, ist, fst, rkeys, F, avail, claimed, running,
+                     has_release, release, version, alpha, beta, chop_limit, has_chop, any_chop, derived, period,
+                     phase, ends, ends_off, noise, noise_lo, noise_span, sd_cycle, sd_normal, sd_factor, draws,
+                     draw_pos, refill, job_track, job_release, job_start, job_from, job_to, job_cost, rk1, rk2, rti,
+                     rtv, et, ec, free):
+    """One placement decision (engine._Run._placed with the partitioners' rule), then the starts."""
+    m = 0  # the valid ready entries, in key order
+    while ist[READY_N] > 0:
+        i = rti[0]
+        if rtv[0] == version[i]:
+            scratch_k1[m], scratch_k2[m], scratch_i[m], scratch_v[m] = rk1[0], rk2[0], i, rtv[0]
+            m += 1
+        _ready_pop(rk1, rk2, rti, rtv, ist)
+    n_idle = 0  # the idle tracks, ascending
+    while ist[FREE_N] > 0:
+        idle[n_idle] = _free_pop(free, ist)
+        is_avail[idle[n_idle]] = True
+        n_idle += 1
+    left = n_idle
+    n_chosen = 0
+    ist[LATER_FROM] = -1
+    order = scratch_i[:m]
+    for pos in range(m):
+        i = order[pos]
+        track = -1
+        for c in range(cand_off[i], cand_off[i + 1]):
+            r = cand[c]
+            if not is_avail[r]:
+                continue
+            if borrow[c] and not aggressive:
+                _later_claims(pos, order, claims, claims_off, later, ist)
+                if later[r] > 0:
+                    continue
+            track = r
+            break
+        if track < 0:
+            continue
+        is_avail[track] = False
+        chosen[0, n_chosen] = pos
+        chosen[1, n_chosen] = track
+        n_chosen += 1
+        left -= 1
+        if left == 0:
+            break
+    # put back what was not chosen: the rest of the ready entries in key order (already a heap)
+    # and the idle tracks left, ascending
+    for q in range(n_idle):
+        if is_avail[idle[q]]:
+            is_avail[idle[q]] = False
+            free[ist[FREE_N]] = idle[q]
+            ist[FREE_N] += 1
+    taken = 0
+    for q in range(m):
+        if taken < n_chosen and chosen[0, taken] == q:
+            taken += 1
+            continue
+        k = ist[READY_N]
+        rk1[k], rk2[k], rti[k], rtv[k] = scratch_k1[q], scratch_k2[q], scratch_i[q], scratch_v[q]
+        ist[READY_N] = k + 1
+    for q in range(n_chosen):
+        _start(order[chosen[0, q]], chosen[1, q], t, kind, ist, fst, rkeys, F, avail, claimed, running, has_release,
+               release, alpha, beta, chop_limit, has_chop, any_chop, derived, period, phase, ends, ends_off, noise, noise_lo, noise_span,
+               sd_cycle, sd_normal, sd_factor, draws, draw_pos, refill, job_track, job_release, job_start, job_from,
+               job_to, job_cost, et, ec)
 
 
 @njit
