@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 from hypothesis import strategies as st
 
 from staleness_lab.model import Workload, parse_workload
+from staleness_lab.sim.trace import Trace
 
 PERIODS = [3.0, 5.0, 7.5, 10.0, 12.3]
 ALPHAS = [0.0, 0.5, 1.0, 3.0, 8.0]
@@ -100,3 +102,25 @@ def workloads(draw: Any) -> Workload:
     if draw(st.integers(0, 2)) == 0:
         w["warmup"] = round(horizon * draw(st.sampled_from([0.1, 0.5, 0.9])), 2)
     return parse_workload(w)
+
+
+def fingerprint(trace: Trace) -> tuple:
+    """Everything a trace records, floats as bits."""
+    done = np.array(list(trace.jobs_done), dtype=float).reshape(-1, 7)
+    flight = np.array(trace.in_flight, dtype=float).reshape(-1, 7)
+    return (trace.events, done.tobytes(), flight.tobytes(), np.array(trace.staleness_area).tobytes(),
+            np.array(trace.max_staleness).tobytes(), [tuple(map(type, r)) for r in trace.jobs_done[:1]])
+
+
+def table2(n: int, horizon: float, noisy: bool, slowdown: bool = False) -> dict:
+    """Golab et al.'s Table 2 setting at ``n`` tables (benchmarks/workloads.py), with cost
+    variability 0.5 if ``noisy`` and a slowdown of factor 3 half the time if ``slowdown``."""
+    alpha = 0.9 * 100 * (n * 4 // 30) / n - 10
+    w: dict = {"tracks": n * 4 // 30, "horizon": horizon, "seed": 3,
+               "tables": [{"name": f"t{i}", "period": 100, "phase": i * 100 / n, "alpha": round(alpha, 9),
+                           "beta": 0.1, "priority": 1 + i % 3} for i in range(n)]}
+    if noisy:
+        w["variability"] = 0.5
+    if slowdown:
+        w["slowdown"] = {"factor": 3, "normal": 1000, "slow": 1000}
+    return w

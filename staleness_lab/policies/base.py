@@ -32,10 +32,12 @@ data per job, releases and deadlines by eq. 3-4). Under it a policy may also giv
   stays callable and is tested equal).
 
 A policy may also declare its order as ``compiled``, a :class:`CompiledOrder`: one of the built-in
-key kinds with its per-table parameters, and its placement, if it has one, as ``compiled_place``, a
-:class:`CompiledPlacement` (the partitioners' rule as tables of tracks). The engine then runs it in
-the compiled core (:mod:`staleness_lab.sim.compiled`), which reproduces the Python engine's trace
-bit for bit; ``key`` and ``place`` stay the reference and the path for every other policy.
+key kinds with its per-table parameters. A placement may also be given as data, ``place_rule``, a
+:class:`PlacementRule` (the partitioners' rule as tables of tracks): the Python engine then runs the
+rule itself, skipping the decisions no ready table can use, instead of calling ``place`` at every
+event. With both, the engine runs the policy in the compiled core
+(:mod:`staleness_lab.sim.compiled`). Every path reproduces the reference trace bit for bit; ``key``
+and ``place`` stay the reference and the path for every other policy.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class CompiledOrder:
 
 
 @dataclass(frozen=True)
-class CompiledPlacement:
+class PlacementRule:
     """A partitioner's dispatch rule as data (Golab et al., Sec. 3.2.2-3.2.3), equal to its ``place``.
 
     Walking the ready tables in key order while a track is idle, table i takes the first idle
@@ -104,7 +106,7 @@ class CompiledPlacement:
 
     def __post_init__(self) -> None:
         if [len(c) for c in self.candidates] != [len(b) for b in self.borrowed]:
-            raise ValueError("CompiledPlacement: one borrowed flag per candidate track")
+            raise ValueError("PlacementRule: one borrowed flag per candidate track")
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ class BoundPolicy:
     annotations: Annotations | None = None
     key_is_deadline: bool = False
     compiled: CompiledOrder | None = None
-    compiled_place: CompiledPlacement | None = None
+    place_rule: PlacementRule | None = None
 
     def __post_init__(self) -> None:
         if self.jobs not in JOB_MODELS:
@@ -132,8 +134,10 @@ class BoundPolicy:
             raise ValueError("period_at, on_instant and annotations belong to the sporadic job model")
         if self.compiled is not None and (self.jobs != "golab" or self.on_arrival or self.on_completion):
             raise ValueError("a compiled order is for policies of the golab job model without hooks")
-        if (self.compiled_place is not None) != (self.compiled is not None and self.place is not None):
-            raise ValueError("a compiled policy with a placement gives it as compiled_place, and only then")
+        if self.place_rule is not None and self.place is None:
+            raise ValueError("a place_rule restates a place function, which stays the reference: give both")
+        if self.compiled is not None and self.place is not None and self.place_rule is None:
+            raise ValueError("a compiled policy with a placement gives it as a place_rule too")
 
 
 class Policy(Protocol):

@@ -44,9 +44,11 @@ below Max Benefit's, and 22 % above it at U = 1.2.
 **Cost per decision.** Unlike the order-only baselines this policy places jobs itself, so at
 every decision the engine hands it the whole ready list (O(R log R)), and each pick scans the
 predicted releases falling within E_i (a heap of next arrivals, advanced lazily) and, when one
-qualifies, enumerates up to C(candidates, max_set) sets. On the Table 2 workload (30 tables,
-4 tracks) it runs at roughly a quarter to a third of plain Max Benefit's events per second, about
-half of that gap being the engine's placement path itself.
+qualifies, searches the sets of up to ``max_set`` of ``candidates`` jobs, pruned exactly by an
+upper bound (:func:`_best_alternative`: about a third of the sets visited on the Fig. 7
+workload at U = 1). It runs on the Python engine only (no compiled core), at roughly a quarter
+of plain Max Benefit's events per second on the Table 2 workload and a tenth in overload, where
+every decision has predictions and candidates.
 """
 
 from __future__ import annotations
@@ -113,11 +115,21 @@ def _best_alternative(
     cands: list[tuple[int, int, float, float]],
     preds: list[tuple[int, float, float, float]],
     max_set: int,
+    floor: float = -math.inf,
 ) -> tuple[float, tuple[int, ...], int, int] | None:
-    """The largest B[S, k]: ``(B, S as tables in order, S's first table in order, k)``.
+    """The largest B[S, k] above ``floor``: ``(B, S as tables in order, S's first table in
+    order, k)``, or None when no set qualifies (or none beats ``floor``).
 
     ``cands``: ``(position in order, table, benefit, cost)``, every cost below ``e_i``;
     ``preds``: ``(table, release time, benefit, cost)``, already filtered by step 2.
+
+    Sets are visited depth first over the candidates sorted by cost (a set too long ends a
+    scan), the first strict maximum wins, and each B is the same float expression in the same
+    order as a full enumeration's. The scan of a partial set S' stops, exactly, at the first
+    candidate q whose subtree (S' + q + any later candidates) cannot beat the best so far (or
+    ``floor``), by :func:`_subtree_bound`; the bound only falls as q advances, so every later
+    subtree is pruned too. It is compared with a relative margin of 1e-9, far above the few
+    ulps its float sums can differ from the exact ones, so no set that could win is skipped.
     """
     if not preds or not cands:
         return None
@@ -125,12 +137,24 @@ def _best_alternative(
     n = len(cands)
     lows = [r - now for _, r, _, _ in preds]
     min_low = min(lows)
+    # suffix maxima of the candidates' own ratios b/e (a zero cost counts as unbounded)
+    tail = [-math.inf] * (n + 1)
+    for q in range(n - 1, -1, -1):
+        b_q, e_q = cands[q][2], cands[q][3]
+        tail[q] = max(tail[q + 1], b_q / e_q if e_q > 0 else math.inf)
+    parts = [(bk, ek, low) for (_, _, bk, ek), low in zip(preds, lows)]
     best = [-math.inf, (), -1]  # B, set (indices into cands), k
+    margin = 1.0 + 1e-9
 
     def visit(start: int, bs: float, es: float, members: tuple[int, ...]) -> None:
         for q in range(start, n):
-            e = es + cands[q][3]
+            e_q = cands[q][3]
+            e = es + e_q
             if e >= e_i:
+                break
+            threshold = best[0] if best[0] > floor else floor
+            bound = _subtree_bound(bs, es, e_q, tail[q], e_i, parts)
+            if bound * margin < threshold if bound > 0 else bound < threshold:
                 break
             b = bs + cands[q][2]
             new = (*members, q)
@@ -144,10 +168,38 @@ def _best_alternative(
                 visit(q + 1, b, e, new)
 
     visit(0, 0.0, 0.0, ())
-    if best[2] < 0:
+    if best[2] < 0 or best[0] <= floor:
         return None
     chosen = sorted(cands[q] for q in best[1])  # by position in the order
     return best[0], tuple(c[1] for c in chosen), chosen[0][1], best[2]
+
+
+def _subtree_bound(bs: float, es: float, e_q: float, t: float, e_i: float,
+                   parts: list[tuple[float, float, float]]) -> float:
+    """An upper bound on B[S, k] over the sets S = S' + X, X being candidate q and any later
+    ones (``bs``, ``es``: S''s benefit and cost; ``e_q``: q's cost, the least any later one
+    costs; ``t``: the largest b/e from q on; ``parts``: each prediction's benefit, cost and
+    lower bound ``r_k - now``).
+
+    For prediction k, with X's benefit at most ``t * E_X``: ``B <= (c1 + t E_X) / (c2 + E_X)``,
+    ``c1 = bs + b_k``, ``c2 = es + e_k``, which moves monotonically from ``c1 / c2`` towards
+    ``t``; so it is at most ``t``, or at most its value at the least ``E_X`` a qualifying set
+    needs, ``max(e_q, low_k - es)``. A prediction no set within ``E_i`` can reach adds
+    nothing."""
+    bound = t
+    for bk, ek, low in parts:
+        need = low - es
+        if need < e_q:
+            need = e_q
+        if es + need >= e_i:
+            continue
+        den = es + ek + need
+        if den <= 0:
+            return math.inf
+        v = (bs + bk + t * need) / den
+        if v > bound:
+            bound = v
+    return bound
 
 
 @register
@@ -198,6 +250,7 @@ class MaxBenefitLookahead(Inheriting):
 
         def predictions(now: float, limit: float, mb_i: float, view: Any) -> list[tuple[int, float, float, float]]:
             out = []
+            fresh, avail, running = view.state()
             heap = arrivals
             size = len(heap)
             stack = [0]
@@ -211,14 +264,14 @@ class MaxBenefitLookahead(Inheriting):
                     stack.append(child)
                     if child + 1 < size:
                         stack.append(child + 1)
-                f = view.freshness(k)
+                f = fresh[k]
                 d = data_to - f
-                if d <= 0:
-                    continue
+                if d <= 0 or running[k] or avail[k] > f:
+                    continue  # predicted: an idle base table (no pending data, no job running)
                 bk = p[k] * d
                 e = a[k] + b[k] * d
-                if bk / e > mb_i and not view.running(k) and view.available(k) <= f:
-                    out.append((k, r, bk, e))  # idle base table: no pending data, no job running
+                if bk / e > mb_i:
+                    out.append((k, r, bk, e))
             return out
 
         def place(order: list[int], idle: list[int], now: float, view: Any) -> list[tuple[int, int]]:
@@ -249,8 +302,8 @@ class MaxBenefitLookahead(Inheriting):
                             cands.append((pos, m, p[m] * n_m, e_m))
                             if len(cands) >= n_cands:
                                 break
-                    found = _best_alternative(now, e_i, cands, preds, max_set)
-                    if found is not None and found[0] > mb_i:
+                    found = _best_alternative(now, e_i, cands, preds, max_set, floor=mb_i)
+                    if found is not None:
                         choice = found[2]
                 taken.add(choice)
                 out.append((choice, track))

@@ -40,10 +40,12 @@ Fit tests allow a slack of 1e-9, so utilizations that are exact on paper (e.g. n
 u = 1/9) do not fail by rounding.
 
 **Cost.** Packing and the promotability table are computed once, at bind time (O(n log n) and
-O(n * tracks)); a decision walks the ready list once. But ready tables often wait while their
-home track is busy and another track idles, so the engine consults the placement at nearly every
-event, each time handing it the whole ready list: on the Table 2 workload (five tracks) this
-runs at roughly a quarter of global Max Benefit's events per second.
+O(n * tracks)). Ready tables often wait while their home track is busy and another track idles,
+so a decision is due at nearly every event. The rule is therefore also given as data
+(:class:`~staleness_lab.policies.base.PlacementRule`): the compiled core runs it by default, and
+the Python engine (:mod:`staleness_lab.sim.placement`) skips with a bitmask test the decisions
+in which no ready table has an idle candidate track, instead of sorting the ready list and
+calling ``place``, which stays the reference.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ import numpy as np
 
 from staleness_lab.errors import Infeasible
 from staleness_lab.model import Workload
-from staleness_lab.policies.base import BoundPolicy, CompiledPlacement
+from staleness_lab.policies.base import BoundPolicy, PlacementRule
 from staleness_lab.policies.inheritance import INHERITANCE_OPTIONS, Inheriting
 from staleness_lab.policies.options import Option
 from staleness_lab.policies.registry import get_policy, register
@@ -300,11 +302,11 @@ class EdfPartitioned(_Partitioner):
         aggressive = self.options["aggressive"]
         place = make_place(packing.home, packing.free, promo, workload.tracks, aggressive)
         # the same rule as data: home, then the free tracks, then the promotable ones (borrowed)
-        compiled = CompiledPlacement(
+        rule = PlacementRule(
             candidates=tuple((packing.home[i], *packing.free, *promo[i]) for i in range(len(promo))),
             borrowed=tuple((False,) * (1 + len(packing.free)) + (True,) * len(promo[i]) for i in range(len(promo))),
             claims=tuple((h,) for h in packing.home),
             aggressive=aggressive,
         )
         return BoundPolicy(key=basic.key, rekey_on_data=basic.rekey_on_data, place=place, compiled=basic.compiled,
-                           compiled_place=compiled)
+                           place_rule=rule)

@@ -63,7 +63,7 @@ import numpy as np
 
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
-from staleness_lab.policies.base import BoundPolicy, CompiledPlacement
+from staleness_lab.policies.base import BoundPolicy, PlacementRule
 from staleness_lab.policies.inheritance import INHERITANCE_OPTIONS
 from staleness_lab.policies.options import Option
 from staleness_lab.policies.partitioned import BASIC_OPTION, LaterTables, _Partitioner, first_free, nominal
@@ -239,7 +239,7 @@ def make_place(alloc: Allocation, aggressive: bool):
     return place
 
 
-def compiled_placement(alloc: Allocation, aggressive: bool) -> CompiledPlacement:
+def placement_rule(alloc: Allocation, aggressive: bool) -> PlacementRule:
     """:func:`make_place`'s rule as data: per table its cluster's upper tracks, its bottom track,
     the free tracks, then (borrowed) the tracks below its bottom; it claims its cluster's tracks."""
     candidates, borrowed, claims = [], [], []
@@ -248,7 +248,7 @@ def compiled_placement(alloc: Allocation, aggressive: bool) -> CompiledPlacement
         candidates.append((*own, *range(alloc.bottom[j])))
         borrowed.append((False,) * len(own) + (True,) * alloc.bottom[j])
         claims.append(alloc.home_tracks(j))
-    return CompiledPlacement(tuple(candidates), tuple(borrowed), tuple(claims), aggressive)
+    return PlacementRule(tuple(candidates), tuple(borrowed), tuple(claims), aggressive)
 
 
 @register
@@ -287,5 +287,5 @@ class Proportional(_Partitioner):
         aggressive = self.options["aggressive"]
         return BoundPolicy(
             key=basic.key, rekey_on_data=basic.rekey_on_data, place=make_place(alloc, aggressive),
-            compiled=basic.compiled, compiled_place=compiled_placement(alloc, aggressive),
+            compiled=basic.compiled, place_rule=placement_rule(alloc, aggressive),
         )

@@ -3,7 +3,7 @@
 A policy whose :class:`~staleness_lab.policies.base.BoundPolicy` declares its order as a
 :class:`~staleness_lab.policies.base.CompiledOrder` (FIFO, EDF, EDF-P, Max Benefit with or
 without inheritance, Random) and its placement, if any, as a
-:class:`~staleness_lab.policies.base.CompiledPlacement` (EDF-Partitioned, Proportional) runs here; every other policy, and any a researcher writes in a
+:class:`~staleness_lab.policies.base.PlacementRule` (EDF-Partitioned, Proportional) runs here; every other policy, and any a researcher writes in a
 notebook, runs in :mod:`staleness_lab.sim.engine`, which stays the reference. The two produce the
 same trace bit for bit (jobs, in-flight jobs, staleness areas, peaks, event count): the loop
 (:mod:`.compiled_kernel`) repeats the engine's float operations in its order, and this driver
@@ -33,7 +33,7 @@ _EMPTY_I = np.empty(0, dtype=np.int64)
 
 def supports(bound: BoundPolicy) -> bool:
     """Whether the compiled core can run this bound policy."""
-    return bound.compiled is not None and bound.jobs == "golab" and (bound.place is None or bound.compiled_place is not None)
+    return bound.compiled is not None and bound.jobs == "golab" and (bound.place is None or bound.place_rule is not None)
 
 
 def _ragged(lists: list[list[float]] | list[tuple[int, ...]], dtype: type) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +103,7 @@ def run_compiled(workload: Workload, bound: BoundPolicy, policy_name: str, chop_
     ready = (np.zeros(cap), np.zeros(cap), np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64))
     # an order-only policy takes the lowest free track, so tracks past the n-th are never used
     # and not allocated (as in the engine); a placement sees them all
-    rule = bound.compiled_place
+    rule = bound.place_rule
     tracks = w.tracks if rule is not None else min(w.tracks, n)
     et = np.zeros(2 * n + tracks + 8, dtype=np.float64)
     ec = np.zeros(2 * n + tracks + 8, dtype=np.int64)

@@ -13,7 +13,7 @@ Random's next exponential draws, room for more completed jobs) and continues whe
 the phase recorded in ``ist``. It returns only at the start of an instant or between two arrivals,
 never inside a dispatch, so a placement decides in one piece.
 
-Placement: the partitioners' dispatch rule (:class:`~staleness_lab.policies.base.CompiledPlacement`)
+Placement: the partitioners' dispatch rule (:class:`~staleness_lab.policies.base.PlacementRule`)
 runs here as the engine's ``_placed`` and the policy's ``place`` would: the valid ready entries in
 key order, the idle tracks ascending, per table its candidate tracks in preference order (a
 candidate marked *borrowed* is refused by the non-aggressive rule while a table later in the order

@@ -95,8 +95,8 @@ def test_check2_lookahead_dispatches_j2_where_max_benefit_dispatches_j1(monkeypa
     seen = []
     original = lookahead._best_alternative
 
-    def spy(now, e_i, cands, preds, max_set):
-        found = original(now, e_i, cands, preds, max_set)
+    def spy(now, e_i, cands, preds, max_set, floor):
+        found = original(now, e_i, cands, preds, max_set, floor)
         seen.append((now, e_i, found))
         return found
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import staleness_lab as sl
@@ -217,3 +217,75 @@ def test_in_lasting_overload_lookahead_starves_a_long_job_for_good():
     worst = {p: sl.simulate(w, p).tables["max_staleness"].max() for p in ("max-benefit", "max-benefit-lookahead")}
     assert worst["max-benefit-lookahead"] > 0.95 * w.horizon  # measured 199,078 of 200,000
     assert worst["max-benefit"] < 0.1 * w.horizon  # measured 19,242
+
+
+# ---------------------------------------------------------------------------------------------
+# the pruned enumeration against the full one (the reference, kept here)
+# ---------------------------------------------------------------------------------------------
+
+
+def full_enumeration(now, e_i, cands, preds, max_set):
+    """Every set S in depth-first order over the candidates sorted by cost, no pruning: the
+    search the policy ran before its enumeration was pruned by an upper bound."""
+    if not preds or not cands:
+        return None
+    cands = sorted(cands, key=lambda c: (c[3], c[0]))
+    n = len(cands)
+    lows = [r - now for _, r, _, _ in preds]
+    best = [-float("inf"), (), -1]
+
+    def visit(start, bs, es, members):
+        for q in range(start, n):
+            e = es + cands[q][3]
+            if e >= e_i:
+                break
+            b = bs + cands[q][2]
+            new = (*members, q)
+            for (k, _, bk, ek), low in zip(preds, lows):
+                if e >= low and (b + bk) / (e + ek) > best[0]:
+                    best[:] = [(b + bk) / (e + ek), new, k]
+            if len(new) < max_set:
+                visit(q + 1, b, e, new)
+
+    visit(0, 0.0, 0.0, ())
+    if best[2] < 0:
+        return None
+    chosen = sorted(cands[q] for q in best[1])
+    return best[0], tuple(c[1] for c in chosen), chosen[0][1], best[2]
+
+
+_COST = st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0, 4.5, 7.0, 1e-9])
+_BENEFIT = st.sampled_from([0.0, 1.0, 2.5, 3.0, 10.0, 50.0, 500.0])
+
+
+@settings(max_examples=600, deadline=None)
+@given(e_i=st.sampled_from([3.0, 6.0, 10.0, 25.0]),
+       cands=st.lists(st.tuples(_BENEFIT, _COST), max_size=12),
+       preds=st.lists(st.tuples(st.sampled_from([0.1, 1.0, 2.5, 5.0, 9.0]), _BENEFIT, _COST), max_size=5),
+       max_set=st.integers(1, 4), floor=st.sampled_from([-float("inf"), 0.5, 2.0, 10.0, 100.0]))
+def test_pruned_enumeration_finds_what_the_full_one_finds(e_i, cands, preds, max_set, floor) -> None:
+    cands = [(pos + 1, 100 + pos, b, e) for pos, (b, e) in enumerate(cands) if e < e_i]
+    preds = [(200 + k, r, b, e) for k, (r, b, e) in enumerate(preds)]
+    full = full_enumeration(0.0, e_i, cands, preds, max_set)
+    pruned = lookahead._best_alternative(0.0, e_i, cands, preds, max_set, floor=floor)
+    event("a set wins" if pruned is not None else "no set" if full is None else "no set beats the floor")
+    assert pruned == (full if full is not None and full[0] > floor else None)
+
+
+def test_pruned_policy_runs_the_full_searchs_trace(monkeypatch) -> None:
+    from staleness_lab.experiments.golab import scale_to_utilization, two_classes, type2_slowdown
+
+    def reference(now, e_i, cands, preds, max_set, floor=-float("inf")):
+        found = full_enumeration(now, e_i, cands, preds, max_set)
+        return found if found is not None and found[0] > floor else None
+
+    for u in (0.8, 1.0, 1.2):
+        w = scale_to_utilization(two_classes(15, {"priority": 1.0}, {"priority": 10.0}, tracks=4, horizon=20_000.0,
+                                             seed=1, variability=0.5, slowdown=type2_slowdown(3.0)), u)
+        policy = sl.get_policy("max-benefit-lookahead")
+        pruned = run(w, policy, "lookahead", engine="python")
+        with monkeypatch.context() as m:
+            m.setattr(lookahead, "_best_alternative", reference)
+            full = run(w, policy, "lookahead", engine="python")
+        assert pruned.n_jobs > 1_000
+        assert pruned.jobs_done == full.jobs_done and pruned.staleness_area == full.staleness_area

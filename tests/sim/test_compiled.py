@@ -27,7 +27,7 @@ from staleness_lab.policies.base import BoundPolicy
 from staleness_lab.sim.engine import run
 from staleness_lab.sim.trace import JobColumns, Trace
 
-from engine_workloads import workloads
+from engine_workloads import fingerprint, table2, workloads
 
 COMPILED_POLICIES = [
     ("fifo", {}), ("random", {}),
@@ -40,14 +40,6 @@ COMPILED_POLICIES = [
     ("proportional", {"tracks_mode": "basic", "clustering": "cost", "basic": "edf-p", "inheritance": "max"}),
     ("proportional", {"k": 10.0, "tracks_mode": "basic"}),
 ]
-
-
-def fingerprint(trace: Trace) -> tuple:
-    """Everything a trace records, floats as bits."""
-    done = np.array(list(trace.jobs_done), dtype=float).reshape(-1, 7)
-    flight = np.array(trace.in_flight, dtype=float).reshape(-1, 7)
-    return (trace.events, done.tobytes(), flight.tobytes(), np.array(trace.staleness_area).tobytes(),
-            np.array(trace.max_staleness).tobytes(), [tuple(map(type, r)) for r in trace.jobs_done[:1]])
 
 
 def both(workload, name: str, options: dict) -> tuple[Trace, Trace] | None:
@@ -66,20 +58,6 @@ def test_compiled_core_reproduces_the_python_engine(w, policy) -> None:
     pair = both(w, *policy)
     if pair is not None:
         assert fingerprint(pair[1]) == fingerprint(pair[0])
-
-
-def table2(n: int, horizon: float, noisy: bool, slowdown: bool = False) -> dict:
-    """Golab et al.'s Table 2 setting at ``n`` tables (benchmarks/workloads.py), with cost
-    variability 0.5 if ``noisy`` and a slowdown of factor 3 half the time if ``slowdown``."""
-    alpha = 0.9 * 100 * (n * 4 // 30) / n - 10
-    w: dict = {"tracks": n * 4 // 30, "horizon": horizon, "seed": 3,
-               "tables": [{"name": f"t{i}", "period": 100, "phase": i * 100 / n, "alpha": round(alpha, 9),
-                           "beta": 0.1, "priority": 1 + i % 3} for i in range(n)]}
-    if noisy:
-        w["variability"] = 0.5
-    if slowdown:
-        w["slowdown"] = {"factor": 3, "normal": 1000, "slow": 1000}
-    return w
 
 
 @pytest.mark.parametrize("name, options", [("random", {}), ("edf-p", {}), ("max-benefit", {"inheritance": "max"})])
