@@ -70,6 +70,7 @@ from staleness_lab.experiments.generators import (
 from staleness_lab.model import Slowdown, Workload
 from staleness_lab.model.workload import MAX_SEED, MAX_TRACKS
 from staleness_lab.sim import ideal_summary, relative_lateness
+from staleness_lab.sim.trace import table_time_order
 from staleness_lab.sweeps.registry import Param, experiment
 
 #: Table 2 of the paper.
@@ -186,7 +187,7 @@ def half_staleness(trace: Any) -> tuple[float, float]:
     pos = np.concatenate([np.arange(n), cols["table"]])
     start = np.concatenate([np.zeros(n), cols["finish"]])
     fresh = np.concatenate([[t.initial_freshness for t in w.tables], cols["data_to"]])
-    order = np.lexsort((start, pos))
+    order = table_time_order(pos, start)
     pos, start, fresh = pos[order], start[order], fresh[order]
     end = np.append(start[1:], b1)
     end[np.append(pos[1:] != pos[:-1], True)] = b1  # each table's last step lasts to the horizon

@@ -46,7 +46,7 @@ from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy
 from staleness_lab.sim.arrivals import arrival_chunks, next_chunk
 from staleness_lab.sim.costs import DRAW_BLOCK
-from staleness_lab.sim.trace import Trace, close_at_horizon
+from staleness_lab.sim.trace import Trace, close_at_horizon, table_time_order
 
 _INF = float("inf")
 _NAN = float("nan")
@@ -444,7 +444,7 @@ def _trailing_edge_frame(w: Workload, steps: list[float]) -> pd.DataFrame:
     names = np.array([t.name for t in w.tables], dtype=object)
     columns = np.array(steps, dtype=float).reshape(-1, 3)  # positions are small ints, exact as floats
     pos, time, edge = columns[:, 0].astype(np.int64), columns[:, 1], columns[:, 2]
-    order = np.lexsort((time, pos))
+    order = table_time_order(pos, time)
     pos, time, edge = pos[order], time[order], edge[order]
     last = np.ones(len(pos), dtype=bool)  # several files landing at once: the instant's last step
     last[:-1] = (pos[1:] != pos[:-1]) | (time[1:] != time[:-1])

@@ -35,6 +35,19 @@ def close_at_horizon(area: list[float], peak: list[float], last_change: list[flo
             peak[i] = horizon - f
 
 
+def table_time_order(pos: np.ndarray, time: np.ndarray) -> np.ndarray:
+    """The stable permutation that orders steps by table position, then time
+    (``np.lexsort((time, pos))``).
+
+    Steps listed in time order (a trace's initial values at 0, then its jobs in finish order)
+    need only a stable sort of the positions, which numpy does as a radix sort for 16-bit
+    integers: 10x faster than the lexsort at 2 million jobs, and the same permutation. Anything
+    else (times out of order, NaN, 2^15 tables or more) takes the lexsort."""
+    if len(pos) and 0 <= pos.min() and pos.max() < 2**15 and bool(np.all(time[1:] >= time[:-1])):
+        return np.argsort(pos.astype(np.int16), kind="stable")
+    return np.lexsort((time, pos))
+
+
 class JobColumns(Sequence):
     """Completed jobs held as numpy columns in :data:`RECORD_FIELDS` order (the compiled core's
     output): a read-only sequence of the engine's records, built as tuples only when a record is
@@ -159,7 +172,7 @@ class Trace:
         pos = np.concatenate([np.arange(len(w.tables)), cols["table"]])
         time = np.concatenate([np.zeros(len(w.tables)), cols["finish"]])
         fresh = np.concatenate([[t.initial_freshness for t in w.tables], cols["data_to"]])
-        order = np.lexsort((time, pos))
+        order = table_time_order(pos, time)
         names = np.array([t.name for t in w.tables], dtype=object)
         return pd.DataFrame(
             {
