@@ -63,6 +63,11 @@ STALENESS_LAB = "staleness-lab"  # the Python engine
 COMPILED = "compiled core"  # staleness-lab's compiled core
 SIMPY = "SimPy"
 COMPILED_SIZES = (30, 3000)
+#: The placement policies, timed on the Python engine against Max Benefit on one workload: Table 2
+#: at 30 tables on 6 tracks (EDF-Partitioned's packing needs 5 of them at 4 tracks' load).
+PLACEMENT = "Table 2 (6 tracks)"
+PLACEMENT_TRACKS = 6
+PLACEMENT_POLICIES = ("max-benefit", "edf-partitioned", "proportional", "max-benefit-lookahead")
 PLAIN = "plain"
 VARIED = "var+slowdown"
 EVENTS_PER_S = "events/s"
@@ -202,6 +207,9 @@ def build_cases() -> list[Case]:
             ]
             if n in COMPILED_SIZES:
                 cases += [Case(TABLE2, COMPILED, policy, n, variant, workload, horizons) for policy in POLICIES]
+    workload = {**table2_workload(30), "tracks": PLACEMENT_TRACKS}
+    horizons = probe_horizons(workload)
+    cases += [Case(PLACEMENT, STALENESS_LAB, policy, 30, PLAIN, workload, horizons) for policy in PLACEMENT_POLICIES]
     taskset = simso_taskset(n=TASK_SET_SIZE)
     horizons = probe_horizons(taskset)
     cases += [Case(TASK_SET, STALENESS_LAB, policy, TASK_SET_SIZE, PLAIN, taskset, horizons)
@@ -389,6 +397,17 @@ def targets(results: list[Result], ratio_rows: list[dict[str, Any]]) -> list[dic
             "threshold": 5.0,
             "unit": RATIO,
         })
+    reference = find(results, PLACEMENT, STALENESS_LAB, "max-benefit", 30)
+    for policy in PLACEMENT_POLICIES[1:]:
+        r = find(results, PLACEMENT, STALENESS_LAB, policy, 30)
+        both = r is not None and reference is not None
+        rows.append({
+            "target": f"{policy}, {PLACEMENT}, Python engine: rate / max-benefit's >= 0.5x",
+            "value": r.median / reference.median if both else None,
+            "cpu_value": r.cpu_median / reference.cpu_median if both else None,
+            "threshold": 0.5,
+            "unit": RATIO,
+        })
     thresholds = {(TASK_SET, "edf"): 3.5, (TASK_SET, "gedf-np"): 2.0, (TASK_SET, "aus"): 1.0,
                   (TABLE2, 30): 4.0, (TABLE2, 3000): 3.0}
     for row in ratio_rows:
@@ -409,14 +428,14 @@ def targets(results: list[Result], ratio_rows: list[dict[str, Any]]) -> list[dic
 def format_table(results: list[Result]) -> str:
     """The per-case results as an aligned text table (events/s by wall and CPU time)."""
     header = (
-        f"{'case':<9} {'engine':<13} {'policy':<11} {'tables':>6} {'variant':<12} "
+        f"{'case':<18} {'engine':<13} {'policy':<21} {'tables':>6} {'variant':<12} "
         f"{'median ev/s':>12} {'min':>12} {'max':>12} {'CPU median':>12}"
     )
     lines = [header, "-" * len(header)]
     for r in results:
         c = r.case
         lines.append(
-            f"{c.name:<9} {c.engine:<13} {c.policy:<11} {c.tables:>6} {c.variant:<12} "
+            f"{c.name:<18} {c.engine:<13} {c.policy:<21} {c.tables:>6} {c.variant:<12} "
             f"{r.median:>12,.0f} {min(r.rates):>12,.0f} {max(r.rates):>12,.0f} "
             f"{r.cpu_median:>12,.0f}"
         )
