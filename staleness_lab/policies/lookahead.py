@@ -184,15 +184,15 @@ def _subtree_bound(bs: float, es: float, e_q: float, t: float, e_i: float,
     For prediction k, with X's benefit at most ``t * E_X``: ``B <= (c1 + t E_X) / (c2 + E_X)``,
     ``c1 = bs + b_k``, ``c2 = es + e_k``, which moves monotonically from ``c1 / c2`` towards
     ``t``; so it is at most ``t``, or at most its value at the least ``E_X`` a qualifying set
-    needs, ``max(e_q, low_k - es)``. A prediction no set within ``E_i`` can reach adds
-    nothing."""
+    needs, ``max(e_q, low_k - es)``. A prediction no set within ``E_i`` can reach
+    (``low_k >= E_i``) adds nothing."""
     bound = t
     for bk, ek, low in parts:
+        if low >= e_i:
+            continue  # no set shorter than E_i reaches r_k (tested exactly: es + need may round up)
         need = low - es
         if need < e_q:
             need = e_q
-        if es + need >= e_i:
-            continue
         den = es + ek + need
         if den <= 0:
             return math.inf
