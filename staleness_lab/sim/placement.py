@@ -7,7 +7,7 @@ is decided here, with the result ``engine._Run._placed`` would get from ``place`
 * **Skip check.** Each table's candidate tracks are a bitmask. When no valid ready entry's mask
   meets the idle tracks' mask, the rule cannot place anything, so the decision is skipped
   without sorting the ready set or touching it (its stale entries stay; they are skipped on
-  pop as everywhere). On the partitioners, ready tables mostly wait for their busy home track
+  pop as everywhere, and dropped once they outnumber the tables twice over). On the partitioners, ready tables mostly wait for their busy home track
   while another track idles, so most decisions end here.
 * **The walk** is the rule's (module docstring of :mod:`staleness_lab.policies.partitioned`):
   the valid ready entries in key order, per table its first idle candidate, a borrowed one
@@ -34,6 +34,7 @@ class RuleDispatch:
         self.claims = rule.claims
         self.n_tracks = n_tracks
         self.bits = [1 << r for r in range(n_tracks)]
+        self.compact_at = 2 * len(rule.candidates) + 16
 
     def decide(self, ready: list[tuple], free: list[int], version: list[int]) -> list[tuple[int, int]]:
         """The (table, track) pairs to start now; ``ready`` and ``free`` lose them in place.
@@ -48,8 +49,10 @@ class RuleDispatch:
         for e in ready:
             if mask[e[1]] & idle and e[2] == version[e[1]]:
                 break
-        else:
-            return []  # nothing ready can run on an idle track
+        else:  # nothing ready can run on an idle track
+            if len(ready) > self.compact_at:  # re-keyed entries pile up while decisions are skipped
+                ready[:] = sorted(e for e in ready if e[2] == version[e[1]])
+            return []
         entries = [e for e in ready if e[2] == version[e[1]]]
         entries.sort()
         later: list[int] | None = None  # per track: claims of the entries after ``counted``

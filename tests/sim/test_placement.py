@@ -5,6 +5,7 @@ variant, over drawn workloads (tracks up to 6, so packings fit) and long fixed r
 from __future__ import annotations
 
 import dataclasses
+import heapq
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -13,8 +14,10 @@ from hypothesis import strategies as st
 from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.model import Workload, parse_workload
 from staleness_lab.policies import get_policy
+from staleness_lab.policies.base import PlacementRule
 from staleness_lab.sim.costs import policy_stream
 from staleness_lab.sim.engine import _Run, run
+from staleness_lab.sim.placement import RuleDispatch
 from staleness_lab.sim.trace import Trace
 
 from engine_workloads import fingerprint, table2, workloads
@@ -58,3 +61,15 @@ def test_rule_on_a_long_table2_run(name: str, options: dict) -> None:
     reference, by_rule = both(w, name, options)
     assert reference.n_jobs > 3_000  # a long run: many decisions of every kind
     assert fingerprint(by_rule) == fingerprint(reference)
+
+
+def test_a_skipped_decision_drops_stale_entries_once_they_pile_up() -> None:
+    # two tables homed on track 0 (busy); track 1 idle and nobody's candidate
+    rule = PlacementRule(candidates=((0,), (0,)), borrowed=((False,), (False,)), claims=((0,), (0,)), aggressive=False)
+    dispatch = RuleDispatch(rule, n_tracks=2)
+    version = [30, 7]
+    ready = [(-float(k), 0, k) for k in range(1, 31)] + [(-0.5, 1, 7)]  # table 0 re-keyed 30 times
+    heapq.heapify(ready)
+    free = [1]
+    assert dispatch.decide(ready, free, version) == []
+    assert ready == [(-30.0, 0, 30), (-0.5, 1, 7)] and free == [1]
