@@ -510,7 +510,7 @@ def test_l_output_modes_under_umask_022_through_the_api(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # (m) Ctrl-C and SIGTERM: 130 / 143, one line, no temporary file left
 # --------------------------------------------------------------------------------------------
-#: ~7 million events: ~10 s of simulation on this machine (about 7 s before the trace is built).
+#: ~7 million events: ~10 s of simulation on the Python engine (about 7 s before the trace is built).
 LONG = workload(table("a", period=10), table("b", period=7, priority=2), table("v", sources=["a", "b"], alpha=0.5),
                 horizon=1e7)
 #: ~2 million events: done in ~2 s, then the trace pair is written.
@@ -523,7 +523,8 @@ def test_m_signal_during_the_run(sig: signal.Signals, tmp_path: Path) -> None:
     path = tmp_path / "w.yaml"
     path.write_text(as_yaml(LONG), encoding="utf-8")
     out = tmp_path / "runs" / "trace"
-    proc = start_cli("simulate", path, "--policy", "fifo", "--trace-out", out, cwd=tmp_path)
+    # the Python engine: the compiled core would be done with the simulation in about a second
+    proc = start_cli("simulate", path, "--policy", "fifo", "--engine", "python", "--trace-out", out, cwd=tmp_path)
     try:
         time.sleep(3)
         assert proc.poll() is None, "the run ended before the signal"

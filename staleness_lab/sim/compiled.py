@@ -19,7 +19,6 @@ import numpy as np
 
 from staleness_lab.model import Workload
 from staleness_lab.policies.base import BoundPolicy
-from staleness_lab.sim import compiled_kernel as K
 from staleness_lab.sim.arrivals import array_chunks
 from staleness_lab.sim.costs import DRAW_BLOCK, cost_stream, noise_range
 from staleness_lab.sim.trace import JobColumns, Trace, close_at_horizon
@@ -48,6 +47,10 @@ def run_compiled(workload: Workload, bound: BoundPolicy, policy_name: str, chop_
     """Run ``workload`` under ``bound`` (see :func:`supports`) and return the engine's trace.
 
     ``chop_limit`` is the engine's per-table chop limit (``engine._Run``, which validates it)."""
+    # numba is loaded with the loop, not with the engine: it maps ~180 MB, which the run-size
+    # guard (sim/size.py) would otherwise take from the address space left for the trace
+    from staleness_lab.sim import compiled_kernel as K
+
     w = workload
     order = bound.compiled
     assert order is not None
