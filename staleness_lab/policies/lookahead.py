@@ -289,9 +289,8 @@ class MaxBenefitLookahead(Inheriting):
                 e_i = a[i] + b[i] * n_i
                 mb_i = p[i] * n_i / e_i
                 choice = i
-                preds = predictions(now, now + e_i, mb_i, view) if arrivals and arrivals[0][0] < now + e_i else None
-                if preds:
-                    cands = []
+                if arrivals and arrivals[0][0] < now + e_i:  # a release may fall within E_i
+                    cands = []  # shorter ready jobs first: without them no set exists
                     for pos in range(head + 1, len(order)):
                         m = order[pos]
                         if m in taken:
@@ -302,9 +301,11 @@ class MaxBenefitLookahead(Inheriting):
                             cands.append((pos, m, p[m] * n_m, e_m))
                             if len(cands) >= n_cands:
                                 break
-                    found = _best_alternative(now, e_i, cands, preds, max_set, floor=mb_i)
-                    if found is not None:
-                        choice = found[2]
+                    if cands:
+                        preds = predictions(now, now + e_i, mb_i, view)
+                        found = _best_alternative(now, e_i, cands, preds, max_set, floor=mb_i)
+                        if found is not None:
+                            choice = found[2]
                 taken.add(choice)
                 out.append((choice, track))
             return out
