@@ -76,7 +76,7 @@ def run(workload: Workload, policy: Policy, policy_name: str, *, max_events: int
     choice changes the speed, never the results."""
     if engine not in ENGINES:
         raise InputError("engine", f"must be one of {', '.join(ENGINES)}, got {engine!r}")
-    check_run_size(workload, max_events)
+    size = check_run_size(workload, max_events)
     bound = policy.bind(workload, policy_stream(workload.seed))
     if not isinstance(bound, BoundPolicy):
         raise InputError("policy", f"bind() must return a BoundPolicy, got {type(bound).__name__}")
@@ -87,7 +87,7 @@ def run(workload: Workload, policy: Policy, policy_name: str, *, max_events: int
             return _run_sporadic(workload, bound, policy_name)
     state = _Run(workload, bound)
     if engine != "python" and compiled.supports(bound):
-        return compiled.run_compiled(workload, bound, policy_name, state.chop_limit)
+        return compiled.run_compiled(workload, bound, policy_name, state.chop_limit, sum(size.jobs))
     if engine == "compiled":
         raise InputError("engine", f"the compiled core has no order for {policy_name} (placement or hooks): "
                          "use auto or python")
