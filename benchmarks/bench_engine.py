@@ -374,6 +374,18 @@ def ratios(results: list[Result]) -> list[dict[str, Any]]:
     return rows
 
 
+def ratio_row(target: str, ours: Result | None, reference: Result | None, threshold: float) -> dict[str, Any]:
+    """A target on the ratio of two measured rates (wall and CPU time), None if either is missing."""
+    both = ours is not None and reference is not None
+    return {
+        "target": target,
+        "value": ours.median / reference.median if both else None,
+        "cpu_value": ours.cpu_median / reference.cpu_median if both else None,
+        "threshold": threshold,
+        "unit": RATIO,
+    }
+
+
 def targets(results: list[Result], ratio_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each target with the measured value and whether it is met."""
     rows = []
@@ -397,25 +409,11 @@ def targets(results: list[Result], ratio_rows: list[dict[str, Any]]) -> list[dic
             "threshold": 10_000_000,
             "unit": EVENTS_PER_S,
         })
-        both = compiled is not None and python is not None
-        rows.append({
-            "target": f"{policy}, {TABLE2} 30 tables: compiled core / Python engine >= 5x",
-            "value": compiled.median / python.median if both else None,
-            "cpu_value": compiled.cpu_median / python.cpu_median if both else None,
-            "threshold": 5.0,
-            "unit": RATIO,
-        })
+        rows.append(ratio_row(f"{policy}, {TABLE2} 30 tables: compiled core / Python engine >= 5x", compiled, python, 5.0))
     reference = find(results, PLACEMENT, STALENESS_LAB, "max-benefit", 30)
     for policy in PLACEMENT_POLICIES[1:]:
-        r = find(results, PLACEMENT, STALENESS_LAB, policy, 30)
-        both = r is not None and reference is not None
-        rows.append({
-            "target": f"{policy}, {PLACEMENT}, Python engine: rate / max-benefit's >= 0.5x",
-            "value": r.median / reference.median if both else None,
-            "cpu_value": r.cpu_median / reference.cpu_median if both else None,
-            "threshold": 0.5,
-            "unit": RATIO,
-        })
+        rows.append(ratio_row(f"{policy}, {PLACEMENT}, Python engine: rate / max-benefit's >= 0.5x",
+                              find(results, PLACEMENT, STALENESS_LAB, policy, 30), reference, 0.5))
     thresholds = {(TASK_SET, "edf"): 3.5, (TASK_SET, "gedf-np"): 2.0, (TASK_SET, "aus"): 1.0,
                   (TABLE2, 30): 4.0, (TABLE2, 3000): 3.0}
     for row in ratio_rows:
