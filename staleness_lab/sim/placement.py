@@ -53,6 +53,12 @@ class RuleDispatch:
             if len(ready) > self.compact_at:  # re-keyed entries pile up while decisions are skipped
                 ready[:] = sorted(e for e in ready if e[2] == version[e[1]])
             return []
+        if len(ready) == 1:  # one table (valid: it passed the check), no later claims: its first idle candidate
+            for r, bit, _ in self.candidates[e[1]]:
+                if bit & idle:
+                    ready.clear()
+                    free[:] = [x for x in sorted(free) if x != r]
+                    return [(e[1], r)]
         entries = [e for e in ready if e[2] == version[e[1]]]
         entries.sort()
         later: list[int] | None = None  # per track: claims of the entries after ``counted``
