@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import resource
 import statistics
@@ -64,6 +65,7 @@ COMPILED = "compiled core"  # staleness-lab's compiled core
 SIMPY = "SimPy"
 COMPILED_SIZES = (30, 3000)
 COMPILED_MAX_EVENTS = 200_000_000
+DEFAULT_MAX_EVENTS = 100_000_000  # the CLI's own guard (staleness_lab.sim.size.MAX_EVENTS)
 #: The placement policies, timed on the Python engine against Max Benefit on one workload: Table 2
 #: at 30 tables on 6 tracks (EDF-Partitioned's packing needs 5 of them at 4 tracks' load).
 PLACEMENT = "Table 2 (6 tracks)"
@@ -303,11 +305,21 @@ def usable_pair(case: Case, path: Path, horizons: tuple[float, float]) -> Pair:
     return pair if pair.usable else run_pair(case, path, horizons)
 
 
-def rescale(horizons: tuple[float, float], seconds: float, window: Window) -> tuple[float, float]:
-    """Scale ``horizons`` so that a time difference of ``seconds`` becomes ``window.target``."""
+def rescale(horizons: tuple[float, float], seconds: float, window: Window, longest: float = math.inf
+            ) -> tuple[float, float]:
+    """Scale ``horizons`` so that a time difference of ``seconds`` becomes ``window.target``,
+    keeping H2 at most ``longest``."""
     low, high = RESCALE_LIMITS
     factor = min(max(window.target / seconds, low), high) if seconds > 0 else high
+    factor = min(factor, longest / horizons[1])
     return horizons[0] * factor, horizons[1] * factor
+
+
+def longest_horizon(case: Case) -> float:
+    """The longest H2 whose run the CLI accepts: its run-size guard estimates about
+    :func:`expected_event_rate` events per time unit (10 % kept in reserve)."""
+    limit = COMPILED_MAX_EVENTS if case.engine == COMPILED else DEFAULT_MAX_EVENTS
+    return 0.9 * limit / expected_event_rate(case.workload)
 
 
 def autorange(case: Case, path: Path, window: Window) -> tuple[tuple[float, float], Pair]:
@@ -320,12 +332,13 @@ def autorange(case: Case, path: Path, window: Window) -> tuple[tuple[float, floa
     Returns the horizons kept and the last pair timed at them.
     """
     probe = run_pair(case, path, case.probe_horizons)
-    horizons = rescale(case.probe_horizons, probe.seconds, window)
+    longest = longest_horizon(case)
+    horizons = rescale(case.probe_horizons, probe.seconds, window, longest)
     pair = run_pair(case, path, horizons)
     for _ in range(MAX_RESCALES):
         if window.low <= pair.seconds <= window.high:
             break
-        horizons = rescale(horizons, pair.seconds, window)
+        horizons = rescale(horizons, pair.seconds, window, longest)
         pair = run_pair(case, path, horizons)
     return horizons, pair
 
