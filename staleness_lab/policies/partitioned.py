@@ -191,13 +191,14 @@ def allowed_tracks(packing: Packing, workload: Workload) -> list[set[int]]:
 
 
 class LaterTables:
-    """For the non-aggressive rules: per group (a home track, a cluster), how many ready tables
-    after position ``pos`` of the order belong to it. Counted on first use, then updated
-    incrementally as ``pos`` advances, so a decision stays linear in the ready list."""
+    """For the non-aggressive rules: per group (a home track, a cluster, a claimed track), how
+    many ready tables after position ``pos`` of the order belong to it (``groups_of[i]``: the
+    groups of table i). Counted on first use, then updated incrementally as ``pos`` advances,
+    so a decision stays linear in the ready list."""
 
-    def __init__(self, order: Sequence[int], group_of: Sequence[int], n_groups: int) -> None:
+    def __init__(self, order: Sequence[int], groups_of: Sequence[Sequence[int]], n_groups: int) -> None:
         self._order = order
-        self._group_of = group_of
+        self._groups_of = groups_of
         self._n_groups = n_groups
         self._counts: list[int] | None = None
         self._counted = 0  # the counts cover order[self._counted:]
@@ -207,10 +208,12 @@ class LaterTables:
         if self._counts is None:
             self._counts = [0] * self._n_groups
             for q in self._order[pos + 1:]:
-                self._counts[self._group_of[q]] += 1
+                for g in self._groups_of[q]:
+                    self._counts[g] += 1
         else:
             for q in self._order[self._counted:pos + 1]:
-                self._counts[self._group_of[q]] -= 1
+                for g in self._groups_of[q]:
+                    self._counts[g] -= 1
         self._counted = pos + 1
         return self._counts
 
@@ -223,11 +226,12 @@ def make_place(
     ``promo[i]``: the tracks table i is promotable to, ascending; ``free_tracks`` ascending.
     """
     free_set = frozenset(free_tracks)
+    home_of = [(h,) for h in home]
 
     def place(order: list[int], idle: list[int], now: float, view: Any) -> list[tuple[int, int]]:
         avail = set(idle)
         out: list[tuple[int, int]] = []
-        later = LaterTables(order, home, n_tracks)  # per track: later tables homed there
+        later = LaterTables(order, home_of, n_tracks)  # per track: later tables homed there
         for pos, i in enumerate(order):
             track = home[i]
             if track not in avail:

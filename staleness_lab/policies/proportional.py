@@ -191,6 +191,7 @@ def allowed_tracks(alloc: Allocation) -> list[set[int]]:
 def make_place(alloc: Allocation, aggressive: bool):
     """The dispatch rule (module docstring) as a placement function for the engine."""
     cluster_of = alloc.cluster_of
+    in_cluster = [(j,) for j in cluster_of]
     upper = alloc.upper
     bottom = alloc.bottom
     free_set = frozenset(alloc.free)
@@ -204,7 +205,7 @@ def make_place(alloc: Allocation, aggressive: bool):
     def place(order: list[int], idle: list[int], now: float, view: Any) -> list[tuple[int, int]]:
         avail = set(idle)
         out: list[tuple[int, int]] = []
-        later = LaterTables(order, cluster_of, n_clusters)  # per cluster: later ready tables
+        later = LaterTables(order, in_cluster, n_clusters)  # per cluster: later ready tables
         for pos, i in enumerate(order):
             j = cluster_of[i]
             track = -1

@@ -21,6 +21,7 @@ bit for bit on every partitioner variant.
 from __future__ import annotations
 
 from staleness_lab.policies.base import PlacementRule
+from staleness_lab.policies.partitioned import LaterTables
 
 
 class RuleDispatch:
@@ -61,8 +62,7 @@ class RuleDispatch:
                     return [(e[1], r)]
         entries = [e for e in ready if e[2] == version[e[1]]]
         entries.sort()
-        later: list[int] | None = None  # per track: claims of the entries after ``counted``
-        counted = 0
+        later: LaterTables | None = None  # per track: claims of the entries after a position
         chosen: list[tuple[int, int]] = []
         left = idle
         for pos, e in enumerate(entries):
@@ -73,9 +73,9 @@ class RuleDispatch:
                 if not bit & left:
                     continue
                 if borrowed and not self.aggressive:
-                    later = self._later(entries, pos, later, counted)
-                    counted = pos + 1
-                    if later[r]:
+                    if later is None:
+                        later = LaterTables([e[1] for e in entries], self.claims, self.n_tracks)
+                    if later.after(pos)[r]:
                         continue
                 chosen.append((i, r))
                 left &= ~bit
@@ -91,18 +91,3 @@ class RuleDispatch:
                 ready[:] = [e for e in entries if e[1] not in taken]
             free[:] = [r for r in sorted(free) if left & bits[r]]
         return chosen
-
-    def _later(self, entries: list[tuple], pos: int, later: list[int] | None, counted: int) -> list[int]:
-        """Per track, how many entries after position ``pos`` claim it: counted on first use,
-        then updated from the entries in ``[counted, pos]`` (partitioned.LaterTables)."""
-        claims = self.claims
-        if later is None:
-            later = [0] * self.n_tracks
-            for q in entries[pos + 1:]:
-                for c in claims[q[1]]:
-                    later[c] += 1
-        else:
-            for q in entries[counted:pos + 1]:
-                for c in claims[q[1]]:
-                    later[c] -= 1
-        return later
