@@ -280,7 +280,10 @@ class _Run:
         key = self.bound.key
         rekey = self.bound.rekey_on_data
         place = self.bound.place
+        lone_lowest = self.bound.lone_lowest
         rule = RuleDispatch(self.bound.place_rule, w.tracks) if self.bound.place_rule is not None else None
+        if rule is not None:
+            key = rule.watch(key)
         on_arrival = self.bound.on_arrival
         on_completion = self.bound.on_completion
         on_start = self.bound.on_start
@@ -446,10 +449,13 @@ class _Run:
             # 3. dispatch: the policy's order (or placement) fills the free tracks
             if not (free and ready):
                 continue
-            if place is None:
+            if place is None or (lone_lowest and len(ready) == 1):  # both lists are heaps here
                 placed = None
             elif rule is not None:
-                placed = iter(rule.decide(ready, free, version))
+                placed = rule.decide(ready, free, version)
+                if not placed:
+                    continue
+                placed = iter(placed)
             else:
                 placed = iter(self._placed(place, ready, free, version, t, view))
                 if timers:  # wake-ups the placement asked for

@@ -4,15 +4,25 @@ A policy that gives its placement as a :class:`~staleness_lab.policies.base.Plac
 besides its ``place`` function (EDF-Partitioned and Proportional, Golab et al., Sec. 3.2.2-3.2.3)
 is decided here, with the result ``engine._Run._placed`` would get from ``place``:
 
-* **Skip check.** Each table's candidate tracks are a bitmask. When no valid ready entry's mask
-  meets the idle tracks' mask, the rule cannot place anything, so the decision is skipped
-  without sorting the ready set or touching it (its stale entries stay; they are skipped on
-  pop as everywhere, and dropped once they outnumber the tables twice over). On the partitioners, ready tables mostly wait for their busy home track
-  while another track idles, so most decisions end here.
+* **Bags, not heaps.** Under a rule the engine never pops its ready heap or its free-track heap:
+  it only pushes (releases, re-keys, completions) and lets :meth:`RuleDispatch.decide` take
+  what starts. So both lists are read as bags of entries: a start removes its entry and its
+  track where they lie (no sort, no rebuild), and the order the rule needs is made per decision
+  from the few entries that matter.
+* **Relevant entries.** Each table's candidate tracks and claimed tracks are bitmasks. Only a
+  valid ready entry whose candidates or claims meet the idle tracks can change the outcome: one
+  whose candidates miss them cannot start, and the claims the rule asks about are claims on idle
+  tracks. When no entry is relevant the decision is skipped; on the partitioners, ready tables
+  mostly wait for their busy home track while another track idles, so about half the decisions
+  end here. The idle mask is recomputed only when the free list grew (between decisions it
+  only grows, by completions, so an unchanged length is an unchanged set).
 * **The walk** is the rule's (module docstring of :mod:`staleness_lab.policies.partitioned`):
-  the valid ready entries in key order, per table its first idle candidate, a borrowed one
-  refused (unless aggressive) while a table later in the order claims it. The entries not
-  chosen, kept in key order, already form a heap; the idle tracks not taken go back ascending.
+  the relevant entries in key order, per table its first idle candidate, a borrowed one refused
+  (unless aggressive) while a table later in the order claims it (a suffix OR of the claim
+  masks, made on the first borrowed candidate). A lone relevant entry has no
+  later claims, so it takes its first idle candidate without a sort.
+* **Stale entries** (re-keyed tables' old entries, lazily invalidated by version) are skipped
+  everywhere and dropped once they outnumber the tables twice over.
 
 ``place`` stays the reference: ``tests/sim/test_placement.py`` compares the two paths' traces
 bit for bit on every partitioner variant.
@@ -20,74 +30,118 @@ bit for bit on every partitioner variant.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from staleness_lab.policies.base import PlacementRule
-from staleness_lab.policies.partitioned import LaterTables
+
+
+def _mask(tracks: tuple[int, ...]) -> int:
+    return sum(1 << r for r in set(tracks))
 
 
 class RuleDispatch:
-    """One run's placement rule, prepared as bitmasks (see the module docstring)."""
+    """One run's placement rule, prepared as bitmasks (see the module docstring).
+
+    :meth:`watch` wraps the policy's key function so that the rule learns which tables were
+    (re-)queued since its last decision; :attr:`decide` is a closure over the rule's lists (a
+    decision is due at nearly every event, and a closure's variables are read faster than an
+    instance's attributes)."""
 
     def __init__(self, rule: PlacementRule, n_tracks: int) -> None:
-        self.aggressive = rule.aggressive
-        self.mask = [sum(1 << r for r in set(c)) for c in rule.candidates]
-        # per table: (track, its bit, borrowed) in preference order
-        self.candidates = [tuple((r, 1 << r, b) for r, b in zip(c, bs)) for c, bs in zip(rule.candidates, rule.borrowed)]
-        self.claims = rule.claims
-        self.n_tracks = n_tracks
-        self.bits = [1 << r for r in range(n_tracks)]
-        self.compact_at = 2 * len(rule.candidates) + 16
+        self._queued: list[int] = []
+        self.decide = _decider(rule, n_tracks, self._queued)
 
-    def decide(self, ready: list[tuple], free: list[int], version: list[int]) -> list[tuple[int, int]]:
-        """The (table, track) pairs to start now; ``ready`` and ``free`` lose them in place.
+    def watch(self, key: Callable[[int, float, float | None, float], Any]) -> Callable[[int, float, float | None, float], Any]:
+        """``key``, also noting each table it keys (the engine keys a table exactly when it
+        queues a new ready entry for it)."""
+        note = self._queued.append
 
-        ``ready``: the engine's heap of ``(key, table, version)`` entries, lazily invalidated by
-        ``version``; ``free``: its heap of idle tracks."""
-        bits = self.bits
-        idle = 0
-        for r in free:
-            idle |= bits[r]
-        mask = self.mask
-        for e in ready:
-            if mask[e[1]] & idle and e[2] == version[e[1]]:
-                break
-        else:  # nothing ready can run on an idle track
-            if len(ready) > self.compact_at:  # re-keyed entries pile up while decisions are skipped
-                ready[:] = sorted(e for e in ready if e[2] == version[e[1]])
-            return []
-        if len(ready) == 1:  # one table (valid: it passed the check), no later claims: its first idle candidate
-            for r, bit, _ in self.candidates[e[1]]:
-                if bit & idle:
-                    ready.clear()
-                    free[:] = [x for x in sorted(free) if x != r]
-                    return [(e[1], r)]
-        entries = [e for e in ready if e[2] == version[e[1]]]
-        entries.sort()
-        later: LaterTables | None = None  # per track: claims of the entries after a position
+        def watched(i: int, now: float, release: float | None, n: float) -> Any:
+            note(i)
+            return key(i, now, release, n)
+
+        return watched
+
+
+def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[[list[tuple], list[int], list[int]], list[tuple[int, int]]]:
+    aggressive = rule.aggressive
+    mask = [_mask(c) for c in rule.candidates]
+    reach = [_mask(c) | _mask(cl) for c, cl in zip(rule.candidates, rule.claims)]
+    # per table: (track, its bit, borrowed) in preference order
+    candidates = [tuple((r, 1 << r, b) for r, b in zip(c, bs)) for c, bs in zip(rule.candidates, rule.borrowed)]
+    claimed = [_mask(cl) for cl in rule.claims]
+    bits = [1 << r for r in range(n_tracks)]
+    compact_at = 2 * len(rule.candidates) + 16
+    # what the last decision left: the mask of ``free``, its length (-1: none yet), and whether
+    # the same decision again would start nothing ("settled")
+    last = [0, -1, False]
+
+    def decide(ready: list[tuple], free: list[int], version: list[int]) -> list[tuple[int, int]]:
+        """The (table, track) pairs to start now, in the rule's walk order; ``ready`` and
+        ``free`` lose them in place.
+
+        ``ready``: the engine's ``(key, table, version)`` entries, lazily invalidated by
+        ``version``; ``free``: its idle tracks (both bags, see the module docstring)."""
+        if len(free) == last[1]:
+            idle = last[0]
+            if last[2]:  # settled, and no track freed since: only the newly queued tables matter
+                for i in queued:
+                    if reach[i] & idle:
+                        break
+                else:
+                    queued.clear()
+                    return []
+        else:
+            idle = 0
+            for r in free:
+                idle |= bits[r]
+        queued.clear()
+        if len(ready) > compact_at:  # re-keyed entries pile up while their tables wait
+            ready[:] = [e for e in ready if e[2] == version[e[1]]]
+        entries = [e for e in ready if reach[e[1]] & idle and e[2] == version[e[1]]]
         chosen: list[tuple[int, int]] = []
         left = idle
-        for pos, e in enumerate(entries):
-            i = e[1]
-            if not mask[i] & left:
-                continue
-            for r, bit, borrowed in self.candidates[i]:
-                if not bit & left:
+        settled = True
+        if len(entries) == 1:  # no later claims: its first idle candidate, if any
+            e = entries[0]
+            for r, bit, _ in candidates[e[1]]:
+                if bit & idle:
+                    ready.remove(e)
+                    free.remove(r)
+                    chosen.append((e[1], r))
+                    left = idle & ~bit
+                    break
+        elif entries:
+            entries.sort()
+            later: list[int] | None = None  # later[pos]: the tracks claimed by the entries after pos
+            for pos, e in enumerate(entries):
+                i = e[1]
+                if not mask[i] & left:
                     continue
-                if borrowed and not self.aggressive:
-                    if later is None:
-                        later = LaterTables([e[1] for e in entries], self.claims, self.n_tracks)
-                    if later.after(pos)[r]:
+                for r, bit, borrowed in candidates[i]:
+                    if not bit & left:
                         continue
-                chosen.append((i, r))
-                left &= ~bit
-                break
-            if not left:
-                break
-        if chosen:
-            if len(chosen) == 1:
-                i = chosen[0][0]
-                ready[:] = [e for e in entries if e[1] != i]
-            else:
-                taken = {i for i, _ in chosen}
-                ready[:] = [e for e in entries if e[1] not in taken]
-            free[:] = [r for r in sorted(free) if left & bits[r]]
+                    if borrowed and not aggressive:
+                        if later is None:
+                            later = [0] * (len(entries) + 1)
+                            for q in range(len(entries) - 1, -1, -1):
+                                later[q] = later[q + 1] | claimed[entries[q][1]]
+                        if later[pos + 1] & bit:
+                            # refused for a later claimant, which may yet take another track:
+                            # the same decision again could then start this one
+                            settled = False
+                            continue
+                    chosen.append((i, r))
+                    ready.remove(e)
+                    free.remove(r)
+                    left &= ~bit
+                    break
+                if not left:
+                    break
+        last[0] = left
+        last[1] = len(free)
+        last[2] = settled
         return chosen
+
+    return decide
