@@ -31,6 +31,11 @@ data per job, releases and deadlines by eq. 3-4). Under it a policy may also giv
   loop reads it off the job instead of calling ``key`` once per release (same order; the key
   stays callable and is tested equal).
 
+A placement that gives a lone ready table the lowest idle track, and loses nothing when it is
+not called (no timers, no state it must see at every decision), may say so with ``lone_lowest``:
+the engine then starts a lone ready table itself, as the order-only path does (Max Benefit with
+Lookahead: with no other ready job there is no alternative set, so it runs J_i).
+
 A policy may also declare its order as ``compiled``, a :class:`CompiledOrder`: one of the built-in
 key kinds with its per-table parameters. A placement may also be given as data, ``place_rule``, a
 :class:`PlacementRule` (the partitioners' rule as tables of tracks): the Python engine then runs the
@@ -126,6 +131,7 @@ class BoundPolicy:
     key_is_deadline: bool = False
     compiled: CompiledOrder | None = None
     place_rule: PlacementRule | None = None
+    lone_lowest: bool = False
 
     def __post_init__(self) -> None:
         if self.jobs not in JOB_MODELS:
@@ -136,6 +142,8 @@ class BoundPolicy:
             raise ValueError("a compiled order is for policies of the golab job model without hooks")
         if self.place_rule is not None and self.place is None:
             raise ValueError("a place_rule restates a place function, which stays the reference: give both")
+        if self.lone_lowest and (self.place is None or self.place_rule is not None):
+            raise ValueError("lone_lowest describes a place function without a place_rule")
         if self.compiled is not None and self.place is not None and self.place_rule is None:
             raise ValueError("a compiled policy with a placement gives it as a place_rule too")
 

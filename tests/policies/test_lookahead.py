@@ -3,8 +3,10 @@ in ``test_golab_examples.py``; here: the bounds of the rule, predictions, severa
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import example as pinned
@@ -13,6 +15,8 @@ from hypothesis import strategies as st
 import staleness_lab as sl
 from staleness_lab.policies import lookahead
 from staleness_lab.sim import run
+
+from engine_workloads import fingerprint, table2
 
 EXACT = dict(rel=0, abs=1e-9)
 TABLE2 = Path(__file__).resolve().parents[2] / "data" / "workloads" / "golab-table2.yaml"
@@ -295,3 +299,37 @@ def test_pruned_policy_runs_the_full_searchs_trace(monkeypatch) -> None:
             full = run(w, policy, "lookahead", engine="python")
         assert pruned.n_jobs > 1_000
         assert pruned.jobs_done == full.jobs_done and pruned.staleness_area == full.staleness_area
+
+
+def without_lone_shortcut(policy):
+    """The policy with ``place`` called at every decision, the reference for ``lone_lowest``."""
+    class Reference:
+        name = "reference"
+
+        def bind(self, workload, rng):
+            return dataclasses.replace(policy.bind(workload, rng), lone_lowest=False)
+
+    return Reference()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(), st.sampled_from([1, 2, 3]))
+def test_a_lone_ready_table_started_by_the_engine_gives_places_trace(w, max_set):
+    policy = sl.get_policy("max-benefit-lookahead", max_set=max_set)
+    assert policy.bind(w, np.random.default_rng(0)).lone_lowest
+    assert fingerprint(run(w, policy, "x", engine="python")) == fingerprint(run(w, without_lone_shortcut(policy), "x"))
+
+
+@pytest.mark.parametrize("tracks, u", [(6, None), (4, 1.0), (4, 1.2)])
+def test_the_lone_shortcut_on_long_runs(tracks, u) -> None:
+    from staleness_lab.experiments.golab import scale_to_utilization, two_classes
+
+    if u is None:  # Table 2 on spare tracks: every decision has one ready table
+        w = sl.parse_workload({**table2(30, 20_000.0, noisy=True, slowdown=True), "tracks": tracks})
+    else:  # Fig. 7's classes in overload: sets are searched at most decisions
+        w = scale_to_utilization(two_classes(15, {"priority": 1.0}, {"priority": 10.0}, tracks=tracks,
+                                             horizon=10_000.0, seed=2, variability=0.5), u)
+    policy = sl.get_policy("max-benefit-lookahead")
+    fast = run(w, policy, "x", engine="python")
+    assert fast.n_jobs > 1_000
+    assert fingerprint(fast) == fingerprint(run(w, without_lone_shortcut(policy), "x"))
