@@ -31,6 +31,8 @@ bit for bit on every partitioner variant.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import accumulate
+from operator import or_
 from typing import Any
 
 from staleness_lab.policies.base import PlacementRule
@@ -102,7 +104,7 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
         entries = [e for e in ready if reach[e[1]] & idle and e[2] == version[e[1]]]
         chosen: list[tuple[int, int]] = []
         left = idle
-        settled = True
+        refused = False
         if len(entries) == 1:  # no later claims: its first idle candidate, if any
             e = entries[0]
             for r, bit, _ in candidates[e[1]]:
@@ -114,7 +116,7 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
                     break
         elif entries:
             entries.sort()
-            later: list[int] | None = None  # later[pos]: the tracks claimed by the entries after pos
+            later: list[int] | None = None
             for pos, e in enumerate(entries):
                 i = e[1]
                 if not mask[i] & left:
@@ -123,14 +125,10 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
                     if not bit & left:
                         continue
                     if borrowed and not aggressive:
-                        if later is None:
-                            later = [0] * (len(entries) + 1)
-                            for q in range(len(entries) - 1, -1, -1):
-                                later[q] = later[q + 1] | claimed[entries[q][1]]
-                        if later[pos + 1] & bit:
-                            # refused for a later claimant, which may yet take another track:
-                            # the same decision again could then start this one
-                            settled = False
+                        if later is None:  # later[j]: the tracks claimed by the last j entries
+                            later = [0, *accumulate([claimed[e[1]] for e in reversed(entries)], or_)]
+                        if later[len(entries) - 1 - pos] & bit:
+                            refused = True
                             continue
                     chosen.append((i, r))
                     ready.remove(e)
@@ -141,7 +139,8 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
                     break
         last[0] = left
         last[1] = len(free)
-        last[2] = settled
+        # a table refused for a later claimant that took another track could start next time
+        last[2] = not (refused and chosen)
         return chosen
 
     return decide
