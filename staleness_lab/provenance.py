@@ -85,12 +85,14 @@ def _version(dist: str) -> str | None:
 
 
 @functools.cache
-def source_digest() -> str:
-    """sha256 (first 16 hex digits) of the package's Python sources: results computed by
-    different code never share a cache key, even between two commits of one version."""
+def source_digest(paths: frozenset[Path] | None = None) -> str:
+    """sha256 (first 16 hex digits) of the package's Python sources (paths relative to the
+    package, and contents, in path order): results computed by different code never share a
+    cache key, even between two commits of one version. ``paths``: only these sources (an
+    experiment's scope, :mod:`staleness_lab.sweeps.code_scope`)."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(package.rglob("*.py") if paths is None else paths):
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

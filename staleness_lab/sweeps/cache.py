@@ -3,7 +3,8 @@
 One small Parquet file per parameter row: ``<cache_dir>/<experiment>/<key>.parquet``, where
 ``key`` is the sha256 of the canonical JSON of ``{experiment, params, version}`` (all the row's
 parameters, defaults included, and :func:`code_identity`: the package version and a digest of
-its sources, so neither a new version nor edited code reuses old results). A file holds the experiment's own output for that row (the observations, without the
+the sources the experiment depends on (:mod:`~staleness_lab.sweeps.code_scope`), so neither a
+new version nor edited code reuses old results, while edits to another paper's code keep them). A file holds the experiment's own output for that row (the observations, without the
 parameter columns the runner adds) and carries in its Parquet schema metadata its provenance
 (including ``cache_key``, the key it was written for) and a checksum of its content
 (:data:`CHECKSUM_KEY`, see :func:`content_checksum`).
@@ -51,6 +52,7 @@ from staleness_lab.provenance import (
     source_digest,
     write_parquet_atomic,
 )
+from staleness_lab.sweeps.code_scope import scoped_digest
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -83,12 +85,14 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-def code_identity() -> str:
-    """The package version plus a digest of its sources: the ``version`` part of cache keys,
-    so results of edited code are never served from the cache."""
+def code_identity(module: str | None = None) -> str:
+    """The package version plus a digest of the sources an experiment defined in ``module``
+    depends on (:mod:`staleness_lab.sweeps.code_scope`; every source when ``module`` is None
+    or outside the package): the ``version`` part of cache keys, so results of edited code are
+    never served from the cache, and edits elsewhere do not discard a long sweep's rows."""
     from staleness_lab import __version__
 
-    return f"{__version__}+{source_digest()}"
+    return f"{__version__}+{source_digest() if module is None else scoped_digest(module)}"
 
 
 def cache_key(experiment: str, params: Mapping[str, Any], version: str) -> str:

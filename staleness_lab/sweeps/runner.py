@@ -297,7 +297,7 @@ def run_sweep(
     rows = resolve_rows(exp, grid)
     cache_root = _resolve_cache_dir(cache_dir)
 
-    code = code_identity()
+    code = code_identity(exp.run.__module__)
     keys = [cache_key(exp.name, row, code) for row in rows]
     files = [cache_path(cache_root, exp.name, key) if cache_root is not None else None for key in keys]
     start = time.perf_counter()

@@ -51,8 +51,9 @@ def sweep(cache_dir: Path | None, **options: Any) -> SweepResult:
 
 def row_file(cache_dir: Path, row: int) -> Path:
     """The cache file of grid row ``row``."""
-    params = resolve_rows(get_experiment(EXPERIMENT), GRID)[row]
-    return cache_path(cache_dir, EXPERIMENT, cache_key(EXPERIMENT, params, code_identity()))
+    exp = get_experiment(EXPERIMENT)
+    params = resolve_rows(exp, GRID)[row]
+    return cache_path(cache_dir, EXPERIMENT, cache_key(EXPERIMENT, params, code_identity(exp.run.__module__)))
 
 
 def observations(frame: pd.DataFrame, row: int) -> pd.DataFrame:

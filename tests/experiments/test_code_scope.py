@@ -1,0 +1,96 @@
+"""The sources an experiment's cached rows depend on (:mod:`staleness_lab.sweeps.code_scope`):
+every package function a row calls lies in its experiment's scope (rows run under a profiler),
+and edits to another paper's code keep a sweep's rows."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from staleness_lab import tpch
+from staleness_lab.sweeps import cache
+from staleness_lab.sweeps.cache import code_identity
+from staleness_lab.sweeps.code_scope import ROOT, module_file, scope
+from staleness_lab.sweeps.registry import get_experiment
+
+
+def called_package_files(run: Callable[[], Any]) -> set[Path]:
+    """The package source files whose functions ``run`` calls (module and class bodies run by
+    an import during the call are not counted: what they define is reached through functions)."""
+    seen: set[str] = set()
+
+    def profile(frame: Any, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code.co_flags & inspect.CO_OPTIMIZED:  # a function's frame
+            seen.add(frame.f_code.co_filename)
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    files = {Path(f).resolve() for f in seen if f.endswith(".py")}
+    return {f for f in files if ROOT in f.parents}
+
+
+ROWS = [  # one cheap row of each paper's experiments, through every path a registry opens
+    ("golab-fig7", dict(policy="max-benefit-lookahead", horizon=3000.0)),
+    ("golab-fig8", dict(inheritance="sum", horizon=3000.0)),
+    ("golab-fig11", dict(variant="chopping", horizon=3000.0)),
+    ("baseline-utilization", dict(policy="proportional", horizon=2000.0)),
+    ("leontyev-bounds", dict(tables=4)),
+    ("bateni-x1", dict(n=4)),
+    ("bateni-x3", dict(steps=5, time_limit=1.0)),
+    ("intermittent-optimum", dict(n_queries=2, N=6, deterministic_time=0.5)),
+    ("intermittent-multi", dict()),
+    ("olston-run", dict(workflow="feedback-prioritization", hours=3.0)),
+    ("olston-cascade", dict(k=2, hours=3.0)),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), ROWS, ids=[name for name, _ in ROWS])
+def test_every_function_a_row_calls_is_in_its_experiments_scope(name: str, params: dict) -> None:
+    exp = get_experiment(name)
+    row = exp.complete(params)
+    called = called_package_files(lambda: exp.run(**row))
+    assert called, "the profiler saw no package function"
+    missing = sorted(str(p.relative_to(ROOT)) for p in called - scope(exp.run.__module__))
+    assert missing == []
+
+
+def test_a_spark_rows_calls_are_in_its_scope(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tpch.generate(0.01, 4, tmp_path / "data" / "tpch" / "sf0.01-p4")
+    monkeypatch.setattr(cache, "data_root", lambda: tmp_path)
+    exp = get_experiment("intermittent-spark-costs")
+    row = exp.complete(dict(query="CQ2", scale=0.01, parts=4, warmups=0, repeats=1))
+    called = called_package_files(lambda: exp.run(**row))
+    assert module_file("staleness_lab.spark.intermittent.calibrate") in called
+    assert sorted(str(p.relative_to(ROOT)) for p in called - scope(exp.run.__module__)) == []
+
+
+def relative(paths: frozenset[Path]) -> set[str]:
+    return {p.relative_to(ROOT).as_posix() for p in paths}
+
+
+def test_the_spark_experiments_do_not_depend_on_the_simulator_or_other_papers() -> None:
+    spark_rows = relative(scope("staleness_lab.experiments.intermittent_spark"))
+    assert {"spark/intermittent/runner.py", "spark/streaming.py", "tpch.py", "intermittent/plan.py"} <= spark_rows
+    assert not {p for p in spark_rows if p.startswith(("sim/", "policies/", "workflows/", "theory/"))}
+    assert "experiments/golab.py" not in spark_rows and "experiments/__init__.py" in spark_rows
+
+
+def test_a_policy_chosen_by_name_is_in_scope_through_the_registry() -> None:
+    golab = relative(scope("staleness_lab.experiments.golab"))
+    assert {"policies/lookahead.py", "policies/proportional.py", "sim/placement.py", "sim/compiled_kernel.py"} <= golab
+    assert not {p for p in golab if p.startswith("workflows/")}
+
+
+def test_code_identity_is_scoped_for_package_experiments_and_whole_otherwise() -> None:
+    spark_key = code_identity("staleness_lab.experiments.intermittent_spark")
+    assert spark_key != code_identity() != code_identity("staleness_lab.experiments.golab")
+    assert code_identity("tests.experiments.test_runner") == code_identity()  # outside the package
+    assert spark_key == code_identity("staleness_lab.experiments.intermittent_spark")
