@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from staleness_lab.workflows.blocks import Block, Invocation
 from staleness_lab.workflows.provenance import Provenance, hi_element, precedes
@@ -69,8 +69,11 @@ def _at_or_before(p: Provenance, f: Frontier) -> bool:
     return all(hi_element(e) <= x for e, x in zip(p, f, strict=True))
 
 
-def _is_frontier(p: Provenance, points: Iterable[Frontier]) -> bool:
-    return any(all(hi_element(e) == x for e, x in zip(p, f, strict=True)) for f in points)
+def _is_frontier(p: Provenance, points: Collection[Frontier]) -> bool:
+    """Whether ``p`` is a point of the frontier set, compared as :func:`point` makes the points
+    (an empty element is ``+inf`` on both sides; read as ``hi = -inf`` it never matched, so chains
+    merged across a frontier point whose provenance has an empty element)."""
+    return point(p) in points
 
 
 def old_rule(live: Iterable[Block], frontier: Mapping[str, Frontier]) -> Callable[[Block], bool]:
