@@ -93,7 +93,7 @@ def step(
     violated = scheduler.violated(ready.ctx)
     steps = candidates(scheduler, ready, heads, retired)
     if not steps:
-        return PlanResult((), 0.0, {}, tuple(violated), 0, time.perf_counter() - started)
+        return PlanResult((), 0.0, {}, tuple(violated), 0, time.perf_counter() - started, ready.gen)
     costs = [sum(inv.cost for inv in sub) for _, sub in steps]
     if kind == "greedy":
         pick = min(range(len(steps)), key=costs.__getitem__)
@@ -106,4 +106,4 @@ def step(
     chosen = {out.channel: out} if out.channel in scheduler.accepts else {}
     order = {inv: k for k, inv in enumerate(sorted(sub, key=lambda inv: inv.label()))}
     invocations = topological_order(set(sub), order)
-    return PlanResult(invocations, costs[pick], chosen, (), len(steps), time.perf_counter() - started)
+    return PlanResult(invocations, costs[pick], chosen, (), len(steps), time.perf_counter() - started, ready.gen)

@@ -39,7 +39,8 @@ SubPlan = frozenset[Invocation]
 @dataclass(frozen=True)
 class PlanResult:
     """One scheduler call's answer: the invocations to run (topological order), their estimated
-    cost, the block chosen per repaired output, and the outputs no plan repairs."""
+    cost, the block chosen per repaired output, the outputs no plan repairs, and the block
+    generator the call planned with (which re-estimates the plan's costs as it runs)."""
 
     invocations: tuple[Invocation, ...]
     cost: float
@@ -47,6 +48,7 @@ class PlanResult:
     infeasible: tuple[str, ...]
     optimized: int  # blocks the search settled
     seconds: float
+    gen: BlockGen
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ def plan(
                 best[out] = (sub, new_cost, seq)
                 heapq.heappush(heap, (new_cost, seq, out))
                 seq += 1
-    return _select(ctx, done, actual, outputs, violated, options, order, len(done), started)
+    return _select(ctx, done, actual, outputs, violated, options, order, len(done), started, gen)
 
 
 def _his(p: Provenance) -> tuple[float, ...]:
@@ -146,6 +148,7 @@ def _select(
     order: Mapping[Invocation, int],
     optimized: int,
     started: float,
+    gen: BlockGen,
 ) -> PlanResult:
     chosen: dict[str, Block] = {}
     infeasible: list[str] = []
@@ -165,7 +168,7 @@ def _select(
         union |= done[pick][0]
     invocations = topological_order(union, order)
     return PlanResult(invocations, sum(i.cost for i in invocations), chosen, tuple(infeasible),
-                      optimized, time.perf_counter() - started)
+                      optimized, time.perf_counter() - started, gen)
 
 
 def monotonic(head: Provenance, b: Block) -> bool:

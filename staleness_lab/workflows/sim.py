@@ -440,21 +440,27 @@ class _Loop:
         self.store = {}
         for b, parts in live.items():
             if parts and b not in self.store:
-                self._add(b, at, None, source="chain", data=self._chained(b, parts, at) if self.blocks is not None else None)
+                data = None
+                if self.blocks is not None:
+                    b, data = self._chained(b, parts, at)
+                self._add(b, at, None, source="chain", data=data)
             self.store[b] = b
         self.retired.update(b for b in before if b not in self.store)
         self.data = {b: rows for b, rows in self.data.items() if b in self.store}
 
-    def _chained(self, block: Block, invocations: Iterable[Invocation], at: float) -> Frame:
-        """The rows of a chain heuristic (b) puts in the store: its invocations run in an order
-        where each reads only rows already there."""
+    def _chained(self, block: Block, invocations: Iterable[Invocation], at: float) -> tuple[Block, Frame]:
+        """A chain heuristic (b) puts in the store, in a data mode: its invocations run in an
+        order where each reads only rows already there; the block sized by the rows it holds
+        (an upsert chain's parts overlap on keys, so their sizes do not add up to its rows)."""
         waiting = list(invocations)
         made: dict[Block, Frame] = {}
+        sized: dict[Block, Block] = {}
         while waiting:
             ready = next(inv for inv in waiting if all(b in self.data or b in made for b in inv.inputs))
             waiting.remove(ready)
-            _, (made[ready.outputs[0]],) = self._execute(ready, at, "chain", ChainMap(made, self.data))  # type: ignore[misc]
-        return made[block]
+            (out,), (made[ready.outputs[0]],) = self._execute(ready, at, "chain", ChainMap(made, self.data))  # type: ignore[misc]
+            sized[out] = out
+        return sized[block], made[block]
 
     # -- scheduling ------------------------------------------------------------------------------
     def _schedule(self, now: float) -> bool:
@@ -485,8 +491,8 @@ class _Loop:
             return False
         if not result.invocations:
             return False
-        gen = self.scheduler.generator(ctx, self.store)
-        self.running = _Running(plan_id, deque(result.invocations), {b: name for name, b in result.chosen.items()}, gen)
+        self.running = _Running(plan_id, deque(result.invocations), {b: name for name, b in result.chosen.items()},
+                                result.gen)
         if not self._start(self.running, now):
             self.running = None
         return True
