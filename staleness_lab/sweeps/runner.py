@@ -171,7 +171,7 @@ def execute_row(exp: Experiment, task: RowTask, *, keep_exception: bool = False)
     except Exception as err:  # noqa: BLE001 - reported, with the row, by the driver
         record: dict[str, Any] = {
             "type": type(err).__name__,
-            "message": str(err) or type(err).__name__,
+            "message": error_message(err),
             "traceback": traceback.format_exc(),
         }
         if isinstance(err, InputError):
@@ -187,6 +187,18 @@ def execute_row(exp: Experiment, task: RowTask, *, keep_exception: bool = False)
         except OSError:  # e.g. an executor without the shared cache path: the driver writes it
             cached = False
     return RowOutcome(task.index, frame=frame, cached=cached, seconds=seconds)
+
+
+def error_message(err: BaseException) -> str:
+    """What a failed row reports of ``err``: its message, or for an error raised in Spark's JVM
+    (py4j's ``An error occurred while calling o123.parquet.`` followed by the Java exception on
+    the next line, then its stack) the Java exception first, so that a one-line report says
+    what went wrong."""
+    text = str(err) or type(err).__name__
+    lines = text.splitlines()
+    if getattr(err, "java_exception", None) is not None and len(lines) > 1 and lines[1].startswith(": "):
+        return f"{lines[1][2:]} ({lines[0].rstrip('.')})"
+    return text
 
 
 def row_error(outcome: RowOutcome, params: Mapping[str, Any]) -> SweepError:

@@ -171,6 +171,18 @@ def test_a_failing_row_names_its_parameters(tmp_path: Path, label: str, is_input
     assert len(list((tmp_path / "counting").glob("*.parquet"))) == 2  # the rows before it are cached
 
 
+def test_a_row_failing_in_sparks_jvm_reports_the_java_exception_first(spark: object) -> None:
+    def load(name: str) -> pd.DataFrame:
+        spark._jvm.java.lang.Class.forName(name)  # type: ignore[attr-defined]  # raises in the JVM
+        return pd.DataFrame({"x": [1]})
+
+    exp = Experiment("jvm", load, (Param("name", str, "java.lang.String", "a class"),), "")
+    with pytest.raises(SweepError) as info:
+        run_grid(exp, [{"name": "no.such.Class"}], cache_dir=None, progress=False)
+    assert str(info.value) == ("row 0 {name: 'no.such.Class'}: java.lang.ClassNotFoundException: no.such.Class "
+                               "(An error occurred while calling z:java.lang.Class.forName)")
+
+
 def test_experiment_output_that_is_not_a_frame_or_clashes_names_the_row() -> None:
     bad_type = Experiment("bad-type", lambda a: [a], (Param("a", int, 1),), "")
     with pytest.raises(SweepError, match=r"^row 0 \{a: 1\}: experiment 'bad-type' returned list, not a pandas DataFrame"):
