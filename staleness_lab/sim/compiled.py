@@ -210,7 +210,7 @@ def _pages(size: int, dtype: type) -> np.ndarray:
     Not ``np.empty``: numpy asks the kernel for transparent huge pages on large arrays, and
     where the kernel compacts memory to find them (defrag "madvise", as here) the first
     writes stall for varying times. One 18-million-event run at 3,000 tables took 1.81-2.68 s
-    over five repeats with them, 1.91-1.99 s with plain pages."""
+    over five repeats with them, 1.99-2.12 s with plain pages."""
     return np.frombuffer(mmap.mmap(-1, max(size, 1) * np.dtype(dtype).itemsize), dtype=dtype, count=size)
 
 
