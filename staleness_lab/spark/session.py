@@ -11,7 +11,9 @@ a notebook kernel, a CLI sweep): the first call starts it (about 5-10 s), later 
   session's stops the active session and starts a new one: objects from the old session
   (DataFrames, the old ``SparkSession``) are unusable afterwards.
 * Settings: UI off (``spark.ui.enabled=false``, no console progress bar), few shuffle
-  partitions (N for ``local[N]``, else 4), log level ERROR (the driver JVM starts with a log4j2
+  partitions (N for ``local[N]``, else 4), a driver heap of a quarter of the machine's memory
+  (``driver_memory_for``; Spark's 1 GB default cannot broadcast TPC-H Q9's build side at SF 1),
+  log level ERROR (the driver JVM starts with a log4j2
   configuration at level ERROR, so even its start-up stays quiet; ``setLogLevel("ERROR")``
   covers a context started elsewhere); the driver JVM's console output goes to
   ``jvm_log_path()`` in the temp dir (quoted in the error if Spark fails to start). Local masters bind to 127.0.0.1 (``SPARK_LOCAL_IP`` is
@@ -67,6 +69,25 @@ def shuffle_partitions_for(master: str) -> int:
     """N for ``local[N]``, else :data:`DEFAULT_SHUFFLE_PARTITIONS`."""
     match = _LOCAL_N.match(master)
     return max(1, int(match.group(1))) if match else DEFAULT_SHUFFLE_PARTITIONS
+
+
+def machine_memory_bytes() -> int:
+    """Physical memory, lowered to the cgroup's ``memory.max`` when one is set."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    with contextlib.suppress(OSError, ValueError):
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit != "max":
+            total = min(total, int(limit))
+    return total
+
+
+def driver_memory_for(total_bytes: int) -> str:
+    """``spark.driver.memory`` for a machine of ``total_bytes``: a quarter of it in whole MiB,
+    at least Spark's default 1 GiB and at most 16 GiB. In local mode the driver JVM is the whole
+    cluster, so its heap bounds every broadcast and cached table; the heap is reserved, not
+    committed, so a large one costs nothing until used."""
+    mib = total_bytes // 4 // 2**20
+    return f"{min(max(mib, 1024), 16 * 1024)}m"
 
 
 def _alive(session: SparkSession | None) -> bool:
@@ -160,6 +181,7 @@ def get_spark(master: str | None = None, *, shuffle_partitions: int | None = Non
             .config("spark.sql.shuffle.partitions", str(shuffle_partitions or shuffle_partitions_for(wanted)))
             .config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
             .config("spark.pyspark.driver.python", os.environ["PYSPARK_DRIVER_PYTHON"])
+            .config("spark.driver.memory", driver_memory_for(machine_memory_bytes()))
         )
         if _is_local(wanted):
             builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from staleness_lab.spark import active_spark, get_spark
-from staleness_lab.spark.session import resolve_master, shuffle_partitions_for
+from staleness_lab.spark.session import driver_memory_for, machine_memory_bytes, resolve_master, shuffle_partitions_for
 
 
 def test_master_resolution_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,6 +24,11 @@ def test_few_shuffle_partitions(master: str, expected: int) -> None:
     assert shuffle_partitions_for(master) == expected
 
 
+@pytest.mark.parametrize(("total_gib", "expected"), [(24, "6144m"), (2, "1024m"), (0.5, "1024m"), (256, "16384m"), (6.5, "1664m")])
+def test_driver_memory_is_a_quarter_of_the_machine_within_bounds(total_gib: float, expected: str) -> None:
+    assert driver_memory_for(int(total_gib * 2**30)) == expected
+
+
 def test_one_session_configured_and_reused(spark) -> None:
     assert get_spark() is spark
     assert get_spark("local[2]") is spark
@@ -34,6 +39,10 @@ def test_one_session_configured_and_reused(spark) -> None:
     assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
     assert os.environ["PYSPARK_PYTHON"] == sys.executable
     assert os.environ["PYSPARK_DRIVER_PYTHON"] == sys.executable
+    # The driver JVM really got the heap asked for (it has to be set before the JVM starts).
+    wanted = int(driver_memory_for(machine_memory_bytes())[:-1]) * 2**20
+    assert conf.get("spark.driver.memory") == driver_memory_for(machine_memory_bytes())
+    assert spark._jvm.java.lang.Runtime.getRuntime().maxMemory() > 0.8 * wanted
     # The executors run this interpreter (the one with pandas and the package), not python3.
     seen = spark.sparkContext.parallelize([0, 1], 2).map(lambda _: __import__("sys").executable).collect()
     assert seen == [sys.executable, sys.executable]
