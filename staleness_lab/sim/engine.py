@@ -284,6 +284,7 @@ class _Run:
         rule = RuleDispatch(self.bound.place_rule, w.tracks) if self.bound.place_rule is not None else None
         if rule is not None:
             key = rule.watch(key)
+            quiet = rule.quiet
         on_arrival = self.bound.on_arrival
         on_completion = self.bound.on_completion
         on_start = self.bound.on_start
@@ -452,6 +453,8 @@ class _Run:
             if place is None or (lone_lowest and len(ready) == 1):  # both lists are heaps here
                 placed = None
             elif rule is not None:
+                if len(free) == quiet[0]:  # the last decision stands (RuleDispatch.quiet)
+                    continue
                 placed = rule.decide(ready, free, version)
                 if not placed:
                     continue

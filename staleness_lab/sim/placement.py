@@ -12,10 +12,13 @@ is decided here, with the result ``engine._Run._placed`` would get from ``place`
 * **Relevant entries.** Each table's candidate tracks and claimed tracks are bitmasks. Only a
   valid ready entry whose candidates or claims meet the idle tracks can change the outcome: one
   whose candidates miss them cannot start, and the claims the rule asks about are claims on idle
-  tracks. When no entry is relevant the decision is skipped; on the partitioners, ready tables
-  mostly wait for their busy home track while another track idles, so about half the decisions
-  end here. The idle mask is recomputed only when the free list grew (between decisions it
-  only grows, by completions, so an unchanged length is an unchanged set).
+  tracks. The idle mask is recomputed only when the free list grew (between decisions it only
+  grows, by completions, so an unchanged length is an unchanged set).
+* **Settled decisions.** A decision that started nothing, or whose refusals could not change
+  with the same idle tracks, stands until a track frees or a table that could use an idle track
+  is queued (:attr:`RuleDispatch.quiet`, checked by the engine without a call). On the
+  partitioners, ready tables mostly wait for their busy home track while another track idles:
+  on Table 2 at 30 tables and 6 tracks, 42 % of the decisions stand this way.
 * **The walk** is the rule's (module docstring of :mod:`staleness_lab.policies.partitioned`):
   the relevant entries in key order, per table its first idle candidate, a borrowed one refused
   (unless aggressive) while a table later in the order claims it (a suffix OR of the claim
@@ -45,28 +48,33 @@ def _mask(tracks: tuple[int, ...]) -> int:
 class RuleDispatch:
     """One run's placement rule, prepared as bitmasks (see the module docstring).
 
-    :meth:`watch` wraps the policy's key function so that the rule learns which tables were
-    (re-)queued since its last decision; :attr:`decide` is a closure over the rule's lists (a
-    decision is due at nearly every event, and a closure's variables are read faster than an
-    instance's attributes)."""
+    :attr:`decide` is a closure over the rule's lists (a decision is due at nearly every event,
+    and a closure's variables are read faster than an instance's attributes). :attr:`quiet`
+    lets the engine skip a decision without calling it: ``quiet[0]`` is the length of the free
+    list at which the same decision would start nothing (-1: a decision is due), ``quiet[1]``
+    the idle tracks' mask the last decision left. :meth:`watch` wraps the policy's key function,
+    which the engine calls exactly when it queues a new ready entry, so that queueing a table
+    that could use an idle track makes a decision due."""
 
     def __init__(self, rule: PlacementRule, n_tracks: int) -> None:
-        self._queued: list[int] = []
-        self.decide = _decider(rule, n_tracks, self._queued)
+        self.quiet = [-1, 0]
+        self._reach = [_mask(c) | _mask(cl) for c, cl in zip(rule.candidates, rule.claims)]
+        self.decide = _decider(rule, n_tracks, self.quiet)
 
     def watch(self, key: Callable[[int, float, float | None, float], Any]) -> Callable[[int, float, float | None, float], Any]:
-        """``key``, also noting each table it keys (the engine keys a table exactly when it
-        queues a new ready entry for it)."""
-        note = self._queued.append
+        """``key``, also making a decision due when the table it keys reaches an idle track."""
+        quiet = self.quiet
+        reach = self._reach
 
         def watched(i: int, now: float, release: float | None, n: float) -> Any:
-            note(i)
+            if reach[i] & quiet[1]:
+                quiet[0] = -1
             return key(i, now, release, n)
 
         return watched
 
 
-def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[[list[tuple], list[int], list[int]], list[tuple[int, int]]]:
+def _decider(rule: PlacementRule, n_tracks: int, quiet: list[int]) -> Callable[[list[tuple], list[int], list[int]], list[tuple[int, int]]]:
     aggressive = rule.aggressive
     mask = [_mask(c) for c in rule.candidates]
     reach = [_mask(c) | _mask(cl) for c, cl in zip(rule.candidates, rule.claims)]
@@ -75,9 +83,7 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
     claimed = [_mask(cl) for cl in rule.claims]
     bits = [1 << r for r in range(n_tracks)]
     compact_at = 2 * len(rule.candidates) + 16
-    # what the last decision left: the mask of ``free``, its length (-1: none yet), and whether
-    # the same decision again would start nothing ("settled")
-    last = [0, -1, False]
+    free_was = -1  # the length of ``free`` the last decision left (its mask is quiet[1])
 
     def decide(ready: list[tuple], free: list[int], version: list[int]) -> list[tuple[int, int]]:
         """The (table, track) pairs to start now, in the rule's walk order; ``ready`` and
@@ -85,38 +91,53 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
 
         ``ready``: the engine's ``(key, table, version)`` entries, lazily invalidated by
         ``version``; ``free``: its idle tracks (both bags, see the module docstring)."""
-        if len(free) == last[1]:
-            idle = last[0]
-            if last[2]:  # settled, and no track freed since: only the newly queued tables matter
-                for i in queued:
-                    if reach[i] & idle:
-                        break
-                else:
-                    queued.clear()
-                    return []
+        nonlocal free_was
+        n_free = len(free)
+        if n_free == free_was:  # between decisions the free list only grows
+            idle = quiet[1]
+        elif n_free == 1:
+            idle = bits[free[0]]
         else:
             idle = 0
             for r in free:
                 idle |= bits[r]
-        queued.clear()
         if len(ready) > compact_at:  # re-keyed entries pile up while their tables wait
             ready[:] = [e for e in ready if e[2] == version[e[1]]]
         entries = [e for e in ready if reach[e[1]] & idle and e[2] == version[e[1]]]
         chosen: list[tuple[int, int]] = []
         left = idle
         refused = False
+        if len(entries) == 2:  # the common case: a later claim is the other entry's
+            first, second = entries
+            if second < first:
+                first, second = second, first
+            i = first[1]
+            if mask[i] & left:
+                later = claimed[second[1]]
+                for r, bit, borrowed in candidates[i]:
+                    if bit & left:
+                        if borrowed and not aggressive and later & bit:
+                            refused = True
+                            continue
+                        chosen.append((i, r))
+                        ready.remove(first)
+                        free.remove(r)
+                        left &= ~bit
+                        break
+            entries = [second]
         if len(entries) == 1:  # no later claims: its first idle candidate, if any
             e = entries[0]
-            for r, bit, _ in candidates[e[1]]:
-                if bit & idle:
-                    ready.remove(e)
-                    free.remove(r)
-                    chosen.append((e[1], r))
-                    left = idle & ~bit
-                    break
+            if mask[e[1]] & left:
+                for r, bit, _ in candidates[e[1]]:
+                    if bit & left:
+                        ready.remove(e)
+                        free.remove(r)
+                        chosen.append((e[1], r))
+                        left &= ~bit
+                        break
         elif entries:
             entries.sort()
-            later: list[int] | None = None
+            later_claims: list[int] | None = None
             for pos, e in enumerate(entries):
                 i = e[1]
                 if not mask[i] & left:
@@ -125,9 +146,9 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
                     if not bit & left:
                         continue
                     if borrowed and not aggressive:
-                        if later is None:  # later[j]: the tracks claimed by the last j entries
-                            later = [0, *accumulate([claimed[e[1]] for e in reversed(entries)], or_)]
-                        if later[len(entries) - 1 - pos] & bit:
+                        if later_claims is None:  # later_claims[j]: the tracks claimed by the last j entries
+                            later_claims = [0, *accumulate([claimed[e[1]] for e in reversed(entries)], or_)]
+                        if later_claims[len(entries) - 1 - pos] & bit:
                             refused = True
                             continue
                     chosen.append((i, r))
@@ -137,10 +158,11 @@ def _decider(rule: PlacementRule, n_tracks: int, queued: list[int]) -> Callable[
                     break
                 if not left:
                     break
-        last[0] = left
-        last[1] = len(free)
-        # a table refused for a later claimant that took another track could start next time
-        last[2] = not (refused and chosen)
+        free_was = len(free)
+        quiet[1] = left
+        # settled, unless a table refused for a later claimant that took another track could
+        # start next time
+        quiet[0] = -1 if refused and chosen else free_was
         return chosen
 
     return decide
