@@ -201,7 +201,11 @@ def _on_sigterm(signum: int, frame: object) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:  # everything after it is the benchmark's own (argparse's REMAINDER
+        args = argparse.Namespace(command="bench", args=argv[1:])  # would not take a leading --out)
+    else:
+        args = build_parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _COMMANDS[args.command](args)
