@@ -67,13 +67,21 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
     return ".".join(anchor + ([node.module] if node.module else []))
 
 
+@functools.cache
+def _tree(name: str) -> ast.Module:
+    """The parsed source of package module ``name`` (each file is read once per process)."""
+    path = module_file(name)
+    assert path is not None
+    return ast.parse(path.read_bytes(), filename=str(path))
+
+
 def _provider(package: str, name: str, seen: frozenset[str] = frozenset()) -> str:
     """The module that gives ``name`` to ``from package import name`` (``package`` a package):
     the submodule its ``__init__`` re-exports it from, or the package itself when the name is
     defined there (or cannot be told apart: a star import)."""
     if package in seen:
         return package
-    for node in ast.parse(module_file(package).read_bytes()).body:  # type: ignore[union-attr]
+    for node in _tree(package).body:
         if isinstance(node, ast.ImportFrom):
             source = _absolute(node, package)
             for alias in node.names:
@@ -99,7 +107,7 @@ def _registrations(package: str) -> frozenset[str]:
     """The submodules a package's ``__init__`` imports as modules: registrations (the policies'
     ``__init__`` imports every policy module so that ``get_policy`` finds it by name)."""
     out = set()
-    for node in ast.parse(module_file(package).read_bytes()).body:  # type: ignore[union-attr]
+    for node in _tree(package).body:
         if isinstance(node, ast.ImportFrom):
             source = _absolute(node, package)
             out.update(f"{source}.{a.name}" for a in node.names if module_file(f"{source}.{a.name}") is not None)
@@ -110,8 +118,6 @@ def _registrations(package: str) -> frozenset[str]:
 
 def _imports(name: str) -> tuple[set[str], set[str]]:
     """The modules module ``name`` follows and those it counts as files only (module docstring)."""
-    path = module_file(name)
-    assert path is not None
     package = name if _is_package(name) else name.rpartition(".")[0]
     follow: set[str] = set()
     files: set[str] = set()
@@ -120,7 +126,7 @@ def _imports(name: str) -> tuple[set[str], set[str]]:
         parts = module.split(".")
         files.update(".".join(parts[:k]) for k in range(1, len(parts)))
 
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for node in ast.walk(_tree(name)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 follow.add(alias.name)
