@@ -209,6 +209,21 @@ def check12(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
     return _row("12", "Check 12", claim, all(verdicts), min(margins), "; ".join(parts), profile)
 
 
+def operator_runs(frame: pd.DataFrame, table: str) -> pd.DataFrame:
+    """Mean runs of each operator per workflow and column over a table's ``ok`` rows, tidy
+    (``workflow, operator, <column>, runs``): where a Table 5 order fails, which operators each
+    scenario runs how often says why (the report's Table 5 findings)."""
+    column = LAYOUT[table][0]
+    ok = frame[frame["status"] == "ok"]
+    parts = []
+    for workflow, mine in ok.groupby("workflow", sort=False):
+        runs = pd.DataFrame([json.loads(x) for x in mine["operator_runs"]], index=mine.index).fillna(0)  # not run: 0
+        means = runs.groupby(mine[column]).mean().rename_axis(columns="operator").stack().rename("runs").reset_index()
+        parts.append(means.assign(workflow=WORKFLOWS[workflow]))
+    columns = ["workflow", "operator", column, "runs"]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+
+
 # -- the worked examples, live ---------------------------------------------------------------------
 
 #: E1 (Table 4, now = 90): provenance -> (hi, lo, consistent, inconsistency).

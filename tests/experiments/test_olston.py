@@ -176,3 +176,20 @@ def test_scaling_check_targets() -> None:
     slow = frame.assign(call_ms_p95=[2.0, 1200.0])
     assert olston_checks.scaling_check(slow, "quick")["holds"] is False
     assert olston_checks.scaling_check(frame.assign(status=["ok", "timeout"]), "quick")["holds"] is None
+
+
+def test_operator_runs_are_means_over_each_columns_seeds() -> None:
+    """An operator a seed never runs counts 0 in that seed's mean (the JSON leaves it out)."""
+    row = lambda sc, seed, runs, status="ok": {"workflow": "crawl-selection", "scenario": sc, "seed": seed,  # noqa: E731
+                                               "status": status, "operator_runs": json.dumps(runs)}
+    frame = pd.DataFrame([row("async-incr", 1, {"count": 2, "adaptive": 4}), row("async-incr", 2, {"adaptive": 6}),
+                          row("sync-incr", 1, {"adaptive": 30}), row("sync-incr", 2, {"adaptive": 99}, "timeout")])
+    runs = olston_checks.operator_runs(frame, "table5").set_index(["operator", "scenario"])["runs"]
+    assert runs[("adaptive", "async-incr")] == 5.0
+    assert runs[("count", "async-incr")] == 1.0
+    assert runs[("adaptive", "sync-incr")] == 30.0
+    assert (olston_checks.operator_runs(frame, "table5")["workflow"] == "CS").all()
+    other = pd.DataFrame([{"workflow": "feedback-prioritization", "scenario": "async-incr", "seed": 1, "status": "ok",
+                           "operator_runs": json.dumps({"is-news": 3})}])
+    both = olston_checks.operator_runs(pd.concat([frame, other]), "table5")
+    assert set(both.loc[both["workflow"] == "FP", "operator"]) == {"is-news"}  # no CS operator at 0
