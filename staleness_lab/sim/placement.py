@@ -59,7 +59,7 @@ class RuleDispatch:
     def __init__(self, rule: PlacementRule, n_tracks: int) -> None:
         self.quiet = [-1, 0]
         self._reach = [_mask(c) | _mask(cl) for c, cl in zip(rule.candidates, rule.claims)]
-        self.decide = _decider(rule, n_tracks, self.quiet)
+        self.decide = _decider(rule, n_tracks, self.quiet, self._reach)
 
     def watch(self, key: Callable[[int, float, float | None, float], Any]) -> Callable[[int, float, float | None, float], Any]:
         """``key``, also making a decision due when the table it keys reaches an idle track."""
@@ -74,10 +74,9 @@ class RuleDispatch:
         return watched
 
 
-def _decider(rule: PlacementRule, n_tracks: int, quiet: list[int]) -> Callable[[list[tuple], list[int], list[int]], list[tuple[int, int]]]:
+def _decider(rule: PlacementRule, n_tracks: int, quiet: list[int], reach: list[int]) -> Callable[[list[tuple], list[int], list[int]], list[tuple[int, int]]]:
     aggressive = rule.aggressive
     mask = [_mask(c) for c in rule.candidates]
-    reach = [_mask(c) | _mask(cl) for c, cl in zip(rule.candidates, rule.claims)]
     # per table: (track, its bit, borrowed) in preference order
     candidates = [tuple((r, 1 << r, b) for r, b in zip(c, bs)) for c, bs in zip(rule.candidates, rule.borrowed)]
     claimed = [_mask(cl) for cl in rule.claims]
