@@ -282,9 +282,13 @@ class _Run:
         place = self.bound.place
         lone_lowest = self.bound.lone_lowest
         rule = RuleDispatch(self.bound.place_rule, w.tracks) if self.bound.place_rule is not None else None
+        # under a rule both lists are bags (sim/placement.py): entries are appended, not sifted
+        push_ready_entry = heappush
+        push_free = heappush
         if rule is not None:
             key = rule.watch(key)
             quiet = rule.quiet
+            push_ready_entry = push_free = list.append
         on_arrival = self.bound.on_arrival
         on_completion = self.bound.on_completion
         on_start = self.bound.on_start
@@ -333,7 +337,7 @@ class _Run:
             v = version[i] + 1
             version[i] = v
             end = avail[i] if chop_limit[i] is None else chopped_end(i, F[i], avail[i])
-            heappush(ready, (key(i, now, release[i], end - F[i]), i, v))
+            push_ready_entry(ready, (key(i, now, release[i], end - F[i]), i, v))
 
         def new_data(i: int, old: float, now: float) -> None:
             """Table i's available data grew from ``old`` at ``now``: release it or re-key it."""
@@ -400,7 +404,7 @@ class _Run:
                 F[i] = record[5]
                 last_change[i] = t
                 running[i] = False
-                heappush(free, record[1])
+                push_free(free, record[1])
                 done.append(record)
                 if release[i] is not None:
                     push_ready(i, t)
@@ -434,7 +438,7 @@ class _Run:
                                     if chop_limit[i] is None:  # push_ready, inlined
                                         v = version[i] + 1
                                         version[i] = v
-                                        heappush(ready, (key(i, t, t, d - F[i]), i, v))
+                                        push_ready_entry(ready, (key(i, t, t, d - F[i]), i, v))
                                     else:
                                         push_ready(i, t)
                     elif rekey and not running[i]:
