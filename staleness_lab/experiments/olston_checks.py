@@ -224,6 +224,100 @@ def operator_runs(frame: pd.DataFrame, table: str) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
 
+def _upkeep(operator: str) -> str | None:
+    """``chains`` for a zero-cost chain (``<channel>.chain``), ``converters`` for a converter
+    (``<channel>.convert``), None for one of the workflow's own operators."""
+    return "chains" if operator.endswith(".chain") else "converters" if operator.endswith(".convert") else None
+
+
+def baseline_steps(frame: pd.DataFrame) -> pd.DataFrame:
+    """Where Table 6's order DP < GREEDY < RANDOM fails (§7, "Comparison with simpler scheduling
+    algorithms"), from Table 6's ``ok`` rows: per workflow, seed and scheduler, the runs of the
+    workflow's own operators (``work``), of zero-cost chains and of converters, whether ``work``
+    equals the DP's operator for operator (``same_work``), and lag and cost over the DP's
+    (``lag_vs_dp``, ``cost_vs_dp``), tidy.
+
+    The same work at the same lag and cost: every step the baseline found cheapest was a step
+    of the DP's plan (the noise is drawn per operator, so the same runs draw the same noise;
+    chains cost nothing and draw none). The same work at another cost: the same operators on
+    other inputs, i.e. other variants (:func:`variant_runs` says which)."""
+    column, order, _ = LAYOUT["table6"]
+    ok = frame[frame["status"] == "ok"]
+    rows = []
+    for (workflow, seed), mine in ok.groupby(["workflow", "seed"], sort=False):
+        by = {r[column]: r for _, r in mine.iterrows()}
+        if order[0] not in by:
+            continue
+        dp = by[order[0]]
+        dp_work = {op: n for op, n in json.loads(dp["operator_runs"]).items() if _upkeep(op) is None}
+        for scheduler in (c for c in order if c in by):
+            r = by[scheduler]
+            runs = json.loads(r["operator_runs"])
+            work = {op: n for op, n in runs.items() if _upkeep(op) is None}
+            rows.append({
+                "workflow": WORKFLOWS[workflow], "seed": int(seed), column: scheduler,
+                "work": int(sum(work.values())),
+                "chains": int(sum(n for op, n in runs.items() if _upkeep(op) == "chains")),
+                "converters": int(sum(n for op, n in runs.items() if _upkeep(op) == "converters")),
+                "same_work": work == dp_work,
+                "lag_vs_dp": r["lag_cpu_h"] / dp["lag_cpu_h"] if dp["lag_cpu_h"] else math.nan,
+                "cost_vs_dp": r["cost_cpu_h"] / dp["cost_cpu_h"] if dp["cost_cpu_h"] else math.nan,
+            })
+    columns = ["workflow", "seed", column, "work", "chains", "converters", "same_work", "lag_vs_dp", "cost_vs_dp"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def variant_runs(invocations: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Runs and actual cost (CPU-h) of each operator variant in labelled runs' ``invocations``
+    trace frames (:func:`staleness_lab.workflows.sim.run`), tidy (``run, operator, variant, runs,
+    cost_cpu_h``): on FeedbackPrioritization the union's variant shows what rule (e) (§6.3,
+    digest §3 (e)) makes the DP choose and GREEDY (§7), which has no rule (e), does not."""
+    parts = [inv.groupby(["operator", "variant"]).agg(runs=("cost_cpu_h", "size"), cost_cpu_h=("cost_cpu_h", "sum"))
+             .reset_index().assign(run=label) for label, inv in invocations.items()]
+    columns = ["run", "operator", "variant", "runs", "cost_cpu_h"]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+
+
+#: SearchPreprocessing's repairs by what they run: new clicks (the click path starts at
+#: ``distinct``), or a new digests base (``c^{ΔB}`` on digests, before a full re-join).
+SP_REPAIR_MARKERS = {"clicks": "distinct", "digests_base": "digests.convert"}
+
+
+def repair_mix(frame: pd.DataFrame, workflow: str = "search-preprocessing",
+               markers: Mapping[str, str] = SP_REPAIR_MARKERS,
+               scenarios: Sequence[str] = ("async-incr", "sync-incr")) -> pd.DataFrame:
+    """Why check 10's lag ratio (Sync/Incr over Async/Incr, median, digest §7 [D]; the paper's
+    460x, §7.2 "Schedule quality") depends on how many repairs are expensive, from Table 5's
+    ``ok`` rows of ``workflow``: per scenario, means over seeds of the repairs (scheduler calls),
+    the share of repairs that run each marker operator (``share_<name>``, runs over repairs),
+    the median and maximum lag, the cost per repair, and the median and maximum lag over
+    the first scenario's median lag (``lag_ratio``, ``max_ratio``).
+
+    The median of the repairs' lags is an expensive repair's only when more than half of the
+    repairs are expensive; the maximum over the first scenario's median bounds the ratio any
+    share of expensive repairs could reach."""
+    ok = frame[(frame["status"] == "ok") & (frame["workflow"] == workflow)]
+    rows = []
+    for scenario in scenarios:
+        mine = ok[ok["scenario"] == scenario]
+        if mine.empty:
+            continue
+        runs = pd.DataFrame([json.loads(x) for x in mine["operator_runs"]], index=mine.index).fillna(0)
+        repairs = mine["plans"].astype(float)
+        row: dict[str, Any] = {"scenario": scenario, "seeds": len(mine), "repairs": float(repairs.mean())}
+        for name, operator in markers.items():
+            done = runs[operator] if operator in runs else pd.Series(0.0, index=mine.index)
+            row[f"share_{name}"] = float((done / repairs).mean())
+        row |= {"lag_cpu_h": float(mine["lag_cpu_h"].mean()), "lag_max_cpu_h": float(mine["lag_max_cpu_h"].mean()),
+                "cost_per_repair": float((mine["cost_cpu_h"] / repairs).mean())}
+        rows.append(row)
+    result = pd.DataFrame(rows)
+    if result.empty:
+        return result
+    base = result["lag_cpu_h"].iloc[0]
+    return result.assign(lag_ratio=result["lag_cpu_h"] / base, max_ratio=result["lag_max_cpu_h"] / base)
+
+
 # -- the worked examples, live ---------------------------------------------------------------------
 
 #: E1 (Table 4, now = 90): provenance -> (hi, lo, consistent, inconsistency).
