@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -316,6 +317,152 @@ def repair_mix(frame: pd.DataFrame, workflow: str = "search-preprocessing",
         return result
     base = result["lag_cpu_h"].iloc[0]
     return result.assign(lag_ratio=result["lag_cpu_h"] / base, max_ratio=result["lag_max_cpu_h"] / base)
+
+
+#: A base read by an invocation, as trace frames label it (``channel:B<t>``): CrawlSelection's
+#: fetches, successful fetches and indegrees have one-element provenances.
+_BASE_READ = re.compile(r"(\w+):B<([^<>{},]+)>")
+
+
+def indegree_reads(frames: Mapping[str, pd.DataFrame], week: float = WEEK_H) -> pd.DataFrame:
+    """What check 12 (§6.3, digest §3 (e)) turns on, from one CrawlSelection run's trace frames
+    (``invocations`` and ``blocks`` of :func:`staleness_lab.workflows.sim.run`): per
+    top-unfetched run, the fetch snapshot (hours) of the successful fetches it read
+    (``fetches``) and of the indegrees it read (``indegrees``), how far those lag behind
+    (``behind_h``), the inconsistency of the pair (``inconsistency_h`` = fetches - end(indegrees),
+    end the next fetch arrival, digest §0) and of the pair it would have read had the indegrees
+    stayed those of the previous top-unfetched run (``previous_h``), whether its plan refreshed
+    the indegrees (``refreshed``: it ran ``count``) and whether it ran after week 1
+    (``after_1w``), tidy.
+
+    Top-unfetched's propagated inconsistency bound is one week (``crawl_queue``'s, heuristic
+    (c)): a refresh is due when ``previous_h`` reaches it. A refresh with ``behind_h`` 0 made the
+    indegrees fully up to date; one just under a week old would leave ``behind_h`` near a week."""
+    from staleness_lab.workflows.provenance import Validity
+
+    inv, blocks = frames["invocations"], frames["blocks"]
+    fetches = (blocks["channel"] == "fetches") & (blocks["source"] == "input")
+    arrivals = {"fetches": sorted(blocks.loc[fetches, "made_at"].unique())}
+    refreshing = set(inv.loc[inv["operator"] == "count", "plan"])
+    rows: list[dict[str, Any]] = []
+    previous = math.nan
+    for r in inv[inv["operator"] == "top-unfetched"].itertuples():
+        read = {channel: float(t) for channel, t in _BASE_READ.findall(r.inputs)}
+        fetched, indegrees = read["successful_fetches"], read["indegrees"]
+        end = Validity(arrivals, r.start).end
+        rows.append({
+            "start": r.start, "fetches": fetched, "indegrees": indegrees, "behind_h": fetched - indegrees,
+            "inconsistency_h": fetched - end("fetches", indegrees),
+            "previous_h": fetched - end("fetches", previous) if not math.isnan(previous) else math.nan,
+            "refreshed": r.plan in refreshing, "after_1w": r.start >= week,
+        })
+        previous = indegrees
+    columns = ["start", "fetches", "indegrees", "behind_h", "inconsistency_h", "previous_h", "refreshed", "after_1w"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def indegree_sources(at: float = WEEK_H + 0.75, every: float = 0.25,
+                     behind: Sequence[float] = (0.0, 0.25, 1.0, 24.0, 167.5)) -> pd.DataFrame:
+    """Which fetch data CrawlSelection's indegrees may be refreshed from at a call at ``at``
+    (``now = at + EPSILON``) with a fetch arrival every ``every`` hours from 0 (the digest's 15 minutes): per fetches
+    delta from snapshot 0 to the snapshot ``behind`` hours before the latest, whether it is
+    readable across channels (digest §3 "Checks while planning": it passes the fetches
+    channel's propagated bounds, ``stale_bound_h``, heuristic (c)) and whether blockGen offers
+    ``extract-links`` on it, the first step of every indegree refresh (``offered``).
+
+    Rule (e) (§6.3) ignores a potential block only for a later one of its type on its channel:
+    with one readable snapshot the indegrees have one possible target, and nothing to ignore."""
+    from staleness_lab.workflows.blocks import DELTA, Block
+    from staleness_lab.workflows.candidates import Pool
+    from staleness_lab.workflows.context import EPSILON
+    from staleness_lab.workflows.provenance import prov
+    from staleness_lab.workflows.schedule import Scheduler
+
+    scheduler = Scheduler(load("crawl-selection"))
+    times = [k * every for k in range(int(at // every) + 1)]
+    ctx = scheduler.context(at + EPSILON, {}, {"fetches": times})
+    gen = scheduler.generator(ctx, [])
+    rows = []
+    for hours in behind:
+        target = times[-1] - hours
+        delta = Block("fetches", DELTA, prov(target), prov(0.0))
+        pool = Pool()
+        pool.add(delta)
+        rows.append({"target": target, "behind_h": hours, "stale_bound_h": ctx.bounds["fetches"].staleness[0],
+                     "readable": ctx.readable(delta),
+                     "offered": any(inv.operator == "extract-links" for _, inv in gen(delta, pool))})
+    return pd.DataFrame(rows)
+
+
+def scheduler_load(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 6's scheduler time (§7) as calls x time per call, from its rows that ran (``ok``
+    or ``timeout``: a timed-out run's calls and seconds are those up to the budget): per
+    workflow and scheduler, the rows, the timeouts, the mean calls (``plans``) and scheduler
+    seconds, the milliseconds per call (all seconds over all calls, so that ``calls x
+    ms_per_call / 1000`` is the mean seconds), the median over rows of the median call, and
+    calls and ms per call over the DP's (``calls_vs_dp``, ``ms_vs_dp``), tidy."""
+    column, order, _ = LAYOUT["table6"]
+    ran = frame[frame["status"].isin(["ok", "timeout"])]
+    rows = []
+    for workflow, mine in ran.groupby("workflow", sort=False):
+        for scheduler in order:
+            r = mine[mine[column] == scheduler]
+            if r.empty:
+                continue
+            rows.append({"workflow": WORKFLOWS[workflow], column: scheduler, "runs": len(r),
+                         "timeouts": int((r["status"] == "timeout").sum()), "calls": float(r["plans"].mean()),
+                         "scheduler_s": float(r["scheduler_s"].mean()),
+                         "ms_per_call": 1000.0 * float(r["scheduler_s"].sum()) / max(int(r["plans"].sum()), 1),
+                         "call_ms_median": float(r["call_ms_median"].median())})
+    columns = ["workflow", column, "runs", "timeouts", "calls", "scheduler_s", "ms_per_call", "call_ms_median"]
+    result = pd.DataFrame(rows, columns=columns)
+    dp = result[result[column] == order[0]].set_index("workflow")
+    return result.assign(calls_vs_dp=result["calls"] / result["workflow"].map(dp["calls"]),
+                         ms_vs_dp=result["ms_per_call"] / result["workflow"].map(dp["ms_per_call"]))
+
+
+def call_summary(runs: Mapping[str, Mapping[str, pd.DataFrame]]) -> pd.DataFrame:
+    """Where a scheduler's calls come from and what they see (§7, "Comparison with simpler
+    scheduling algorithms"), from labelled runs' trace frames: per run, the calls, those at an
+    input arrival (``at_arrival``; the others follow the completion of a plan whose output is
+    still violated, digest §3 baselines [D: re-invoke], or a bound expiring), the scheduler
+    seconds, the blocks a call sees (median, max), the median and maximum call (ms), and the
+    runs of converters and of zero-cost chains, tidy."""
+    rows = []
+    for label, frames in runs.items():
+        calls, blocks, inv = frames["scheduler_calls"], frames["blocks"], frames["invocations"]
+        arrivals = set(blocks.loc[blocks["source"] == "input", "made_at"])
+        upkeep = inv["operator"].map(_upkeep)
+        rows.append({"run": label, "calls": len(calls), "at_arrival": int(calls["time"].isin(arrivals).sum()),
+                     "scheduler_s": float(calls["seconds"].sum()), "blocks_median": float(calls["blocks"].median()),
+                     "blocks_max": int(calls["blocks"].max()), "ms_median": 1000.0 * float(calls["seconds"].median()),
+                     "ms_max": 1000.0 * float(calls["seconds"].max()),
+                     "converters": int((upkeep == "converters").sum()), "chains": int((upkeep == "chains").sum())})
+    columns = ["run", "calls", "at_arrival", "scheduler_s", "blocks_median", "blocks_max", "ms_median", "ms_max",
+               "converters", "chains"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+#: Buckets of the blocks a call sees (right-closed) for :func:`call_growth`.
+BLOCK_EDGES = (0, 25, 50, 100, 200, 400, math.inf)
+
+
+def call_growth(runs: Mapping[str, pd.DataFrame], edges: Sequence[float] = BLOCK_EDGES) -> pd.DataFrame:
+    """A call's scheduler time against the blocks it sees (§7: a baseline's "search space
+    blow-up"), from labelled runs' ``scheduler_calls`` frames: per run and bucket of ``blocks``
+    (right-closed intervals of ``edges``), the calls, their median ms, their seconds in all and
+    the median of ``optimized`` (a baseline's one-step candidates; the DP's settled blocks),
+    tidy; empty buckets are left out."""
+    labels = [f"({lo:g}, {hi:g}]" for lo, hi in zip(edges, edges[1:])]
+    parts = []
+    for label, calls in runs.items():
+        bucket = pd.cut(calls["blocks"], list(edges), labels=labels).rename("blocks")
+        parts.append(calls.groupby(bucket, observed=True).agg(
+            calls=("seconds", "size"), ms_median=("seconds", lambda s: 1000.0 * s.median()),
+            seconds=("seconds", "sum"), candidates=("optimized", "median"))
+            .reset_index().assign(run=label, blocks=lambda f: f["blocks"].astype(str)))
+    columns = ["run", "blocks", "calls", "ms_median", "seconds", "candidates"]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
 
 # -- the worked examples, live ---------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""The evidence behind the report's Table 6 and check 10 findings, on real runs at quick sizes:
-GREEDY's steps against the DP's plans (SearchPreprocessing: the same runs, the same lag and
-cost; FeedbackPrioritization: the same runs, cheaper), the union's variants with and without
-rule (e), and the mix of SearchPreprocessing's Sync/Incr repairs."""
+"""The evidence behind the report's Table 6 and checks 10 and 12 findings, on real runs at quick
+sizes: GREEDY's steps against the DP's plans (SearchPreprocessing: the same runs, the same lag
+and cost; FeedbackPrioritization: the same runs, cheaper), the union's variants with and without
+rule (e), the mix of SearchPreprocessing's Sync/Incr repairs, CrawlSelection's indegree refreshes
+with and without rule (e), and RANDOM's calls and the blocks each sees on CrawlSelection."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import pytest
 
 from staleness_lab.experiments import olston, olston_checks
 from staleness_lab.sweeps.runner import run_grid
+from staleness_lab.workflows.propagate import propagate
 from staleness_lab.workflows.sim import RunConfig, run
 
-SP, FP = "search-preprocessing", "feedback-prioritization"
+SP, FP, CS = "search-preprocessing", "feedback-prioritization", "crawl-selection"
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +88,65 @@ def test_repair_mix_of_sp_sync_repairs() -> None:
     timed_out = frame.assign(status=["ok", "timeout"])
     assert olston_checks.repair_mix(timed_out)["scenario"].tolist() == ["async-incr"]
     assert olston_checks.repair_mix(frame, markers={"none": "no-such-op"})["share_none"].tolist() == [0.0, 0.0]
+
+
+
+def test_an_indegree_refresh_can_read_only_the_latest_fetch_snapshot() -> None:
+    """Fetches' propagated staleness bound is 0 (successful fetches' and content digests' own),
+    and an input read across channels must meet it: extract-links, the first step of every
+    indegree refresh, is offered on the delta to the latest snapshot only."""
+    sources = olston_checks.indegree_sources()
+    assert (sources["stale_bound_h"] == 0.0).all()
+    latest = (sources["behind_h"] == 0.0).tolist()
+    assert sources["readable"].tolist() == latest and sources["offered"].tolist() == latest
+    assert latest.count(True) == 1 and sources["behind_h"].max() > 160  # "just under a week old": refused
+
+
+def test_rule_e_changes_nothing_on_crawl_selection() -> None:
+    cs = olston.load(CS)
+    assert propagate(cs)["top"].inconsistency == olston.WEEK_H  # crawl_queue's bound, copied upstream
+    runs = {off: run(cs, RunConfig(seed=1, horizon=192.0, options=olston.options_without(off)))
+            for off in ("", "longterm")}
+    assert runs[""].frames["invocations"].equals(runs["longterm"].frames["invocations"])
+    reads = olston_checks.indegree_reads(runs[""].frames)
+    refreshes = reads[reads["refreshed"]]
+    # one refresh in 8 days, after week 1, to the fetch snapshot top-unfetched reads: fully up to date
+    assert len(refreshes) == 1 and refreshes["after_1w"].all() and (refreshes["behind_h"] == 0.0).all()
+    # it runs exactly when keeping the indegrees would break top-unfetched's one-week bound
+    later = reads.iloc[1:]
+    assert (later["refreshed"] == (later["previous_h"] >= olston.WEEK_H)).all()
+    assert (reads["inconsistency_h"] < olston.WEEK_H).all()
+    assert reads["after_1w"].sum() > 10 * len(refreshes)
+    assert set(reads.columns) == {"start", "fetches", "indegrees", "behind_h", "inconsistency_h", "previous_h",
+                                  "refreshed", "after_1w"}
+
+
+def test_random_is_called_after_its_own_steps_and_each_call_sees_more_blocks() -> None:
+    cs = olston.load(CS)
+    runs = {s: run(cs, RunConfig(scheduler=s, seed=3, horizon=6.0)) for s in ("dp", "greedy", "random")}
+    summary = olston_checks.call_summary({s: r.frames for s, r in runs.items()}).set_index("run")
+    dp, rnd = summary.loc["dp"], summary.loc["random"]
+    assert dp["calls"] == dp["at_arrival"]  # the DP repairs each violation with one plan
+    # RANDOM's step rarely repairs the output: re-invoked after its own steps
+    assert rnd["calls"] > 20 * dp["calls"] and rnd["at_arrival"] < 0.1 * rnd["calls"]
+    assert rnd["converters"] > 10 * dp["converters"] and rnd["blocks_max"] > 5 * dp["blocks_max"]
+    assert summary["scheduler_s"].idxmax() == "random"
+    growth = olston_checks.call_growth({s: r.frames["scheduler_calls"] for s, r in runs.items()})
+    mine = growth[growth["run"] == "random"]
+    assert mine["candidates"].is_monotonic_increasing and len(mine) >= 4  # more blocks, more one-step candidates
+    assert mine["ms_median"].iloc[-1] > 5 * mine["ms_median"].iloc[0]
+    assert growth.groupby("run")["calls"].sum().to_dict() == summary["calls"].to_dict()
+
+
+def test_scheduler_load_splits_time_into_calls_and_time_per_call() -> None:
+    rows = [{"workflow": CS, "scheduler": s, "seed": seed, "status": status, "plans": plans, "scheduler_s": secs,
+             "call_ms_median": 1.0}
+            for s, seed, status, plans, secs in [("dp", 1, "ok", 10, 0.01), ("dp", 2, "ok", 12, 0.012),
+                                                 ("random", 1, "ok", 400, 1.0), ("random", 2, "timeout", 800, 15.0),
+                                                 ("greedy", 1, "error", 0, 0.0)]]
+    load = olston_checks.scheduler_load(pd.DataFrame(rows)).set_index("scheduler")
+    assert load.index.tolist() == ["dp", "random"]  # a failed row is left out, a timed-out one counted
+    rnd = load.loc["random"]
+    assert rnd["runs"] == 2 and rnd["timeouts"] == 1 and rnd["calls"] == 600
+    assert rnd["calls"] * rnd["ms_per_call"] / 1000 == pytest.approx(rnd["scheduler_s"])
+    assert rnd["calls_vs_dp"] == pytest.approx(600 / 11) and rnd["ms_vs_dp"] == pytest.approx(16 / 1200 / (0.022 / 22))
