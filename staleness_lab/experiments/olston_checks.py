@@ -210,6 +210,12 @@ def check12(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
     return _row("12", "Check 12", claim, all(verdicts), min(margins), "; ".join(parts), profile)
 
 
+def _runs_by_operator(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each row's ``operator_runs`` as a column per operator, on the rows' index (an operator a
+    row did not run: 0)."""
+    return pd.DataFrame([json.loads(x) for x in rows["operator_runs"]], index=rows.index).fillna(0)
+
+
 def operator_runs(frame: pd.DataFrame, table: str) -> pd.DataFrame:
     """Mean runs of each operator per workflow and column over a table's ``ok`` rows, tidy
     (``workflow, operator, <column>, runs``): where a Table 5 order fails, which operators each
@@ -218,7 +224,7 @@ def operator_runs(frame: pd.DataFrame, table: str) -> pd.DataFrame:
     ok = frame[frame["status"] == "ok"]
     parts = []
     for workflow, mine in ok.groupby("workflow", sort=False):
-        runs = pd.DataFrame([json.loads(x) for x in mine["operator_runs"]], index=mine.index).fillna(0)  # not run: 0
+        runs = _runs_by_operator(mine)
         means = runs.groupby(mine[column]).mean().rename_axis(columns="operator").stack().rename("runs").reset_index()
         parts.append(means.assign(workflow=WORKFLOWS[workflow]))
     columns = ["workflow", "operator", column, "runs"]
@@ -303,7 +309,7 @@ def repair_mix(frame: pd.DataFrame, workflow: str = "search-preprocessing",
         mine = ok[ok["scenario"] == scenario]
         if mine.empty:
             continue
-        runs = pd.DataFrame([json.loads(x) for x in mine["operator_runs"]], index=mine.index).fillna(0)
+        runs = _runs_by_operator(mine)
         repairs = mine["plans"].astype(float)
         row: dict[str, Any] = {"scenario": scenario, "seeds": len(mine), "repairs": float(repairs.mean())}
         for name, operator in markers.items():
