@@ -78,9 +78,19 @@ def relative(paths: frozenset[Path]) -> set[str]:
 
 def test_the_spark_experiments_do_not_depend_on_the_simulator_or_other_papers() -> None:
     spark_rows = relative(scope("staleness_lab.experiments.intermittent_spark"))
-    assert {"spark/intermittent/runner.py", "spark/streaming.py", "tpch.py", "intermittent/plan.py"} <= spark_rows
+    assert {"spark/intermittent/calibrate.py", "spark/streaming.py", "tpch.py"} <= spark_rows
     assert not {p for p in spark_rows if p.startswith(("sim/", "policies/", "workflows/", "theory/"))}
     assert "experiments/golab.py" not in spark_rows and "experiments/__init__.py" in spark_rows
+
+
+def test_the_hybrid_rows_scope_holds_the_planning_and_the_measurements_do_not() -> None:
+    """Editing part 1's schemes or the hybrid scaling must not discard hours of measured rows."""
+    spark_rows = relative(scope("staleness_lab.experiments.intermittent_spark"))
+    hybrid = relative(scope("staleness_lab.experiments.intermittent_hybrid"))
+    planning = {"experiments/intermittent_hybrid.py", "intermittent/single.py", "intermittent/dispatch.py",
+                "optimize/batch_plan.py", "spark/intermittent/runner.py"}
+    assert planning <= hybrid and not planning & spark_rows
+    assert spark_rows <= hybrid  # the hybrid rows run on the same data and catalogue
 
 
 def test_a_policy_chosen_by_name_is_in_scope_through_the_registry() -> None:

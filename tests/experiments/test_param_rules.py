@@ -29,6 +29,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.experiments import bateni as bx
 from staleness_lab.experiments import golab
 from staleness_lab.experiments import intermittent as ix
+from staleness_lab.experiments import intermittent_hybrid as xh
 from staleness_lab.experiments import intermittent_spark as xs
 from staleness_lab.experiments import olston, quickstart
 from staleness_lab.sweeps.registry import Param, expand_grid, get_experiment, list_experiments
@@ -255,9 +256,9 @@ def test_split_needs_a_part_per_batch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("queries", ["", " , ", "CQ2,Q99", "CQ2,CQ2"])
 def test_hybrid_multi_needs_distinct_catalogue_queries(queries: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(xs, "read_fits", lambda *a: pytest.fail("read the fits before checking queries"))
+    monkeypatch.setattr(xh, "read_fits", lambda *a: pytest.fail("read the fits before checking queries"))
     with pytest.raises(InputError, match=r"^queries: must list distinct catalogue queries"):
-        xs.hybrid_multi(scheme="llf", rho=1.0, queries=queries, scale=0.01, parts=20, delta_rsf=0.5, seed=0,
+        xh.hybrid_multi(scheme="llf", rho=1.0, queries=queries, scale=0.01, parts=20, delta_rsf=0.5, seed=0,
                         deterministic_time=1.0, costmodels="", fits="")
 
 
