@@ -5,6 +5,7 @@ and edits to another paper's code keep a sweep's rows."""
 from __future__ import annotations
 
 import inspect
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -70,6 +71,25 @@ def test_a_spark_rows_calls_are_in_its_scope(spark: Any, tmp_path: Path, monkeyp
     called = called_package_files(lambda: exp.run(**row))
     assert module_file("staleness_lab.spark.intermittent.calibrate") in called
     assert sorted(str(p.relative_to(ROOT)) for p in called - scope(exp.run.__module__)) == []
+
+
+def test_a_hybrid_rows_calls_are_in_its_scope(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Algorithm 1's plan executed on Spark after the warm-up: every call in the hybrid scope,
+    and the scratch run directory (warm-up outputs included) removed afterwards."""
+    tpch.generate(0.01, 4, tmp_path / "data" / "tpch" / "sf0.01-p4")
+    monkeypatch.setattr(cache, "data_root", lambda: tmp_path)
+    fits = tmp_path / "fits"
+    fits.mkdir()
+    (fits / "CQ2.json").write_text(json.dumps({"cost": {"kind": "linear", "S": 0.3, "R": 0.01},
+                                               "agg_cost": {"kind": "linear", "a0": 0.2, "a1": 0.01}}), encoding="utf-8")
+    exp = get_experiment("intermittent-spark-fig6")
+    row = exp.complete(dict(query="CQ2", f=1.0, scale=0.01, parts=4, costmodels=str(fits), fits="test"))
+    frames: list[Any] = []
+    called = called_package_files(lambda: frames.append(exp.run(**row)))
+    assert module_file("staleness_lab.spark.intermittent.steps") in called
+    assert sorted(str(p.relative_to(ROOT)) for p in called - scope(exp.run.__module__)) == []
+    assert frames[0]["status"].tolist() == ["ok"] and frames[0]["wrong_results"].tolist() == [""]
+    assert list((tmp_path / "data" / "runs").iterdir()) == []
 
 
 def relative(paths: frozenset[Path]) -> set[str]:
