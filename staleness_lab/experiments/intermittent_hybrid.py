@@ -26,8 +26,8 @@ separate what this scale cannot decide from what differs.
 understated), which keeps them exact multiples of CP-SAT's grid (its linear fast path,
 :mod:`staleness_lab.optimize.batch_plan`). The grid is 10 µs because R is a few milliseconds
 per file at SF 1: on a 0.01 s grid CQ1's R = 0.00177 s/file became 0.01, and its modelled
-Cost(900) 9.09 s against the fit's 1.68 s. At 10 µs the rounding adds at most ``u·(1 + N)`` to Cost(N) (digest correction
-2: never R per tuple rounded coarsely).
+Cost(900) 9.09 s against the fit's 1.68 s. At 10 µs the rounding adds at most ``u·(1 + N)`` to
+Cost(N) (digest correction 2: never R per tuple rounded coarsely).
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ def _on_grid(value: float) -> Fraction:
 def measured_queryset(fits: Mapping[str, Mapping[str, Any]], parts: int, *, delta_rsf: float = 0.5) -> QuerySet:
     """The queries of ``fits`` over one window of ``parts`` files, scaled as the module docstring
     says: file k arrives at ``1 + (k - 1)·W/P`` with ``Σ Cost(N) / W ≈`` :data:`LOAD`, C_max =
-    :data:`C_MAX_SHARE` · mean Cost(N); coefficients rounded up to the :data:`TIME_UNIT` grid. Deadlines are
-    placeholders (``we + 1``): the experiments set them."""
+    :data:`C_MAX_SHARE` · mean Cost(N); coefficients rounded up to the :data:`TIME_UNIT` grid.
+    Deadlines are placeholders (``we + 1``): the experiments set them."""
     costs = {}
     for name, fit in fits.items():
         cost = parse_cost(_gridded(fit["cost"]), f"costmodels/{name}.cost")

@@ -15,9 +15,9 @@ from staleness_lab.experiments import intermittent_spark as xs
 FIT = {"cost": {"kind": "linear", "S": 0.41234, "R": 0.0123}, "agg_cost": {"kind": "linear", "a0": 0.3, "a1": 0.01}}
 
 
-def write_fits(folder: Path, names: tuple[str, ...]) -> None:
+def write_fits(folder: Path, names: tuple[str, ...], fit: dict = FIT) -> None:
     for name in names:
-        (folder / f"{name}.json").write_text(json.dumps({**FIT, "scale": 0.01, "parts": 20}), encoding="utf-8")
+        (folder / f"{name}.json").write_text(json.dumps({**fit, "scale": 0.01, "parts": 20}), encoding="utf-8")
 
 
 def test_the_window_is_scaled_to_the_papers_load_and_c_max_to_its_share(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_fitted_coefficients_are_rounded_up_to_a_grid_finer_than_a_millisecond_p
     coefficient, never understate it."""
     fit = {"cost": {"kind": "linear", "S": 0.08195972319214281, "R": 0.0017744865277613472},
            "agg_cost": {"kind": "linear", "a0": 0.0827155754237691, "a1": 0.002239771376684614}}
-    (tmp_path / "CQ1.json").write_text(json.dumps(fit), encoding="utf-8")
+    write_fits(tmp_path, ("CQ1",), fit)
     q = xh.measured_queryset(xh.read_fits(tmp_path, ("CQ1",)), 900).query("CQ1")
     for x in (1, 450, 900):
         exact = Fraction(repr(fit["cost"]["S"])) + Fraction(repr(fit["cost"]["R"])) * x
