@@ -49,10 +49,11 @@ How a query streams:
   customer/part/supplier key -1; TPC-H keys are positive) match no row of the other stream and
   no static row: they change no result. A run whose watermark never reached the sentinel's is
   ``failed`` (the window would not have closed), never an empty result passed off as one.
-* Refusals and failures: an ``AnalysisException`` (Spark refuses the formulation, e.g. Q4's
-  EXISTS over a stream) makes the run ``unsupported``; any other Spark error (a
-  ``StreamingQueryException``, out of memory) ``failed``; the reason is the first line of Spark's
-  message and cost, batches and result stay empty.
+* Refusals and failures: an ``AnalysisException`` (Spark refuses the formulation, e.g. an
+  ``EXISTS`` subquery over a stream, which is why Q4's text is a left semi join) makes the run
+  ``unsupported``; any other Spark error (a ``StreamingQueryException``, out of memory)
+  ``failed``; the reason is the first line of Spark's message and cost, batches and result stay
+  empty.
 * Sink: the memory sink under a unique query name (complete mode: the table is the last full
   result; append mode: the emitted rows accumulate), dropped once collected; the checkpoint is
   under the run directory, which is removed afterwards. The query is always stopped.
