@@ -1,16 +1,21 @@
-"""The hybrid experiments' query sets: measured fits scaled to the paper's load (digest §6)."""
+"""The hybrid experiments' query sets: measured fits scaled to the paper's load (digest §6), and
+the planning margin taken from a fit's own calibration medians."""
 
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
 from staleness_lab.experiments import intermittent_hybrid as xh
 from staleness_lab.experiments import intermittent_spark as xs
+from staleness_lab.experiments import intermittent_spark_checks as checks
+from staleness_lab.intermittent.deadlines import with_deadlines
 
 FIT = {"cost": {"kind": "linear", "S": 0.41234, "R": 0.0123}, "agg_cost": {"kind": "linear", "a0": 0.3, "a1": 0.01}}
 
@@ -70,3 +75,62 @@ def test_fitted_coefficients_are_rounded_up_to_a_grid_finer_than_a_millisecond_p
     agg = Fraction(repr(fit["agg_cost"]["a0"])) + Fraction(repr(fit["agg_cost"]["a1"])) * 64
     assert agg <= q.agg_cost(64) <= agg + xh.TIME_UNIT * 65
     assert float(q.min_cost) < 1.7
+
+
+#: Calibration's medians for FIT: 3 files ran 25 % over the model (0.44924 s modelled), the
+#: merge of 4 partials 10 % over (0.34 s); the rest under it.
+MEASURED = {"batches": [{"files": 1, "seconds": 0.4}, {"files": 3, "seconds": 0.56155},
+                        {"files": 20, "seconds": 0.6}],
+            "aggregation": [{"partials": 2, "seconds": 0.3}, {"partials": 4, "seconds": 0.374}]}
+
+
+def test_the_fit_margin_is_the_fits_largest_under_prediction_of_its_medians(tmp_path: Path) -> None:
+    write_fits(tmp_path, ("CQ2",), {**FIT, "measurements": MEASURED})
+    fits = xh.read_fits(tmp_path, ("CQ2",))
+    assert fits["CQ2"]["measurements"] == MEASURED  # kept, so the rows' fits digest covers them
+    assert xh.fit_margin("CQ2", fits["CQ2"]) == Fraction(1, 4)
+    under = {**FIT, "measurements": {"batches": [{"files": 1, "seconds": 0.1}], "aggregation": []}}
+    assert xh.fit_margin("CQ2", under) == 0  # a fit above every median needs no margin
+
+
+def test_planning_with_the_fit_margin_scales_the_costs_and_keeps_the_problem(tmp_path: Path) -> None:
+    write_fits(tmp_path, ("CQ2", "Q14"), {**FIT, "measurements": MEASURED})
+    fits = xh.read_fits(tmp_path, ("CQ2", "Q14"))
+    qs = with_deadlines(xh.measured_queryset(fits, 20), Fraction(2, 5))
+    assert xh.planning_queryset(qs, fits, "none") is qs
+    planning = xh.planning_queryset(qs, fits, "fit")
+    assert planning.c_max == qs.c_max and planning.delta_rsf == qs.delta_rsf
+    for mine, theirs in zip(planning.queries, qs.queries):
+        assert (mine.name, mine.arrivals, mine.deadline) == (theirs.name, theirs.arrivals, theirs.deadline)
+        for x in (1, 7, 20):  # 1.25 times the fit, on the grid, rounded up
+            exact = Fraction(5, 4) * (Fraction("0.41234") + Fraction("0.0123") * x)
+            assert exact <= mine.cost(x) <= exact + xh.TIME_UNIT * (1 + x)
+        assert Fraction(5, 4) * theirs.agg_cost(8) <= mine.agg_cost(8) <= Fraction(5, 4) * theirs.agg_cost(8) + 9 * xh.TIME_UNIT
+
+
+def test_a_margin_needs_calibrations_measurements_and_a_known_name(tmp_path: Path) -> None:
+    write_fits(tmp_path, ("CQ2",))
+    fits = xh.read_fits(tmp_path, ("CQ2",))
+    qs = xh.measured_queryset(fits, 20)
+    with pytest.raises(InputError, match=r"costmodels/CQ2.json: margin 'fit' needs calibration's measurements"):
+        xh.planning_queryset(qs, fits, "fit")
+    with pytest.raises(InputError, match="margin"):
+        xh.planning_queryset(qs, fits, "wide")
+    bad = {**FIT, "measurements": {"batches": [{"files": "many", "seconds": 1.0}]}}
+    with pytest.raises(InputError, match=r"costmodels/CQ2.json.measurements"):
+        xh.fit_margin("CQ2", bad)
+
+
+def _fig6_row(margin: str, status: str, misses: float, possible: bool = True) -> dict:
+    return {"margin": margin, "query": "Q1", "f": 0.4, "possible": possible, "status": status, "misses": misses,
+            "deadline": 10.0, "completion": 10.2 if misses else 9.5}
+
+
+def test_the_hybrid_fig6_verdict_judges_each_margin_on_its_own_rows() -> None:
+    frame = pd.DataFrame([_fig6_row("none", "ok", 1.0), _fig6_row("fit", "ok", 0.0),
+                          _fig6_row("fit", "infeasible", math.nan)])
+    paper = checks.hybrid_fig6_check(frame, "quick", "none")
+    assert paper["check"] == "hybrid-fig6" and paper["holds"] is False and "1 plans executed, 1 late" in paper["detail"]
+    margin = checks.hybrid_fig6_check(frame, "quick", "fit")
+    assert margin["check"] == "hybrid-fig6-margin" and margin["holds"] is True
+    assert "declined under the margin: Q1 f=0.4" in margin["detail"] and margin["margin"] == 0.5

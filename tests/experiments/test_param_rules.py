@@ -176,13 +176,13 @@ def _spark_notebook_rows(profile: str) -> dict[str, list[dict[str, Any]]]:
         "intermittent-spark-split": [dict(query=q, k=k, warmups=setup.split_runs[0], repeats=setup.split_runs[1], **where)
                                      for q in setup.queries for k in setup.splits],
         "intermittent-spark-streaming": [dict(query=q, trigger=t, **where) for q in setup.queries for t in setup.triggers],
-        "intermittent-spark-fig6": [dict(query=q, f=f, costmodels=costmodels, fits=digest, **where)
-                                    for q in setup.queries for f in setup.factors],
+        "intermittent-spark-fig6": [dict(query=q, f=f, costmodels=costmodels, fits=digest, margin=m, **where)
+                                    for m in xh.MARGINS for q in setup.queries for f in setup.factors],
         "intermittent-spark-multi": [dict(scheme=s, rho=r, queries=together, deterministic_time=setup.deterministic_time,
-                                          costmodels=costmodels, fits=digest, **where)
-                                     for s in setup.schemes for r in setup.rhos]
-        + [dict(scheme="llf", rho=1.0, queries=",".join(names), costmodels=costmodels, fits=digest, **where)
-           for names in setup.runs.values()],
+                                          costmodels=costmodels, fits=digest, margin=m, **where)
+                                     for m in xh.MARGINS for s in setup.schemes for r in setup.rhos]
+        + [dict(scheme="llf", rho=1.0, queries=",".join(names), costmodels=costmodels, fits=digest, margin="none",
+                **where) for names in setup.runs.values()],
     }
 
 
@@ -259,7 +259,7 @@ def test_hybrid_multi_needs_distinct_catalogue_queries(queries: str, monkeypatch
     monkeypatch.setattr(xh, "read_fits", lambda *a: pytest.fail("read the fits before checking queries"))
     with pytest.raises(InputError, match=r"^queries: must list distinct catalogue queries"):
         xh.hybrid_multi(scheme="llf", rho=1.0, queries=queries, scale=0.01, parts=20, delta_rsf=0.5, seed=0,
-                        deterministic_time=1.0, costmodels="", fits="")
+                        deterministic_time=1.0, costmodels="", fits="", margin="none")
 
 
 def _shown(bound: float) -> str:
