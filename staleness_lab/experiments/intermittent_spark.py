@@ -156,14 +156,16 @@ def costs(query: str, scale: float, parts: int, warmups: int, repeats: int) -> p
 
 
 def fits(frame: pd.DataFrame, profile: SparkProfile) -> dict[str, dict[str, Any]]:
-    """Each query's cost-model document (calibration's JSON) from its ``intermittent-spark-costs`` rows."""
+    """Each query's cost-model document (calibration's JSON) from its ``intermittent-spark-costs``
+    rows; each measured point keeps its median (``seconds``) and its ``slowest`` run."""
     from staleness_lab.spark.intermittent.calibrate import fit_document
 
     out = {}
     for query, rows in frame.groupby("query", sort=False):
         measured = {
-            "batches": [{"files": int(r.size), "seconds": float(r.seconds)} for r in rows[rows["kind"] == "batch"].itertuples()],
-            "aggregation": [{"partials": int(r.size), "seconds": float(r.seconds)}
+            "batches": [{"files": int(r.size), "seconds": float(r.seconds), "slowest": float(r.slowest)}
+                        for r in rows[rows["kind"] == "batch"].itertuples()],
+            "aggregation": [{"partials": int(r.size), "seconds": float(r.seconds), "slowest": float(r.slowest)}
                             for r in rows[rows["kind"] == "aggregate"].itertuples()],
         }
         out[str(query)] = fit_document(str(query), measured, tpch_data(profile.scale, profile.parts),

@@ -164,11 +164,10 @@ def _planned_with(frame: pd.DataFrame, margin: str) -> pd.DataFrame:
     return frame[frame["margin"] == margin] if "margin" in frame else frame
 
 
-def _margin_words(margin: str) -> tuple[str, str]:
-    """The check id's suffix and the claim's words for a planning margin."""
-    if margin == "none":
-        return "", "the paper's plan, on the fits as measured"
-    return "-margin", "planned on each fit scaled by its largest under-prediction of its calibration medians"
+#: Each planning margin's check-id suffix and words in the claim.
+_MARGIN_WORDS = {"none": ("", "the paper's plan, on the fits as measured"),
+                 "median": ("-median", "planned on each fit scaled to cover its calibration medians"),
+                 "slowest": ("-slowest", "planned on each fit scaled to cover its slowest calibration runs")}
 
 
 def hybrid_fig6_check(frame: pd.DataFrame, profile: str, margin: str = "none") -> dict[str, Any]:
@@ -177,7 +176,7 @@ def hybrid_fig6_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
     AggCost(2))``, a necessary condition for any scheme), among the rows planned under ``margin``
     (:data:`staleness_lab.experiments.intermittent_hybrid.MARGINS`). With a margin, a deadline
     the scaled model cannot meet is declined (no plan), not a miss; the detail counts them."""
-    suffix, how = _margin_words(margin)
+    suffix, how = _MARGIN_WORDS[margin]
     claim = (f"Fig. 6 (hybrid): one query alone meets every deadline D = we + f·Cost(N); Algorithm 1 plans ({how}) "
              "and Spark's measured durations decide.")
     frame = _planned_with(frame, margin)
@@ -208,7 +207,7 @@ def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
     """Fig. 7 in hybrid mode: EDF and LLF miss only at the tightest ρ (0.1), judged where the
     cost model itself plans no miss above 0.1D (the paper's regime: MinBatch not capped), among
     the rows planned under ``margin``."""
-    suffix, how = _margin_words(margin)
+    suffix, how = _MARGIN_WORDS[margin]
     claim = f"Fig. 7 (hybrid): EDF and LLF miss deadlines only at 0.1D, with Spark's measured durations ({how})."
     frame = _planned_with(frame, margin)
     mine = frame[frame["scheme"].isin(["edf", "llf"])]

@@ -180,7 +180,7 @@ def _spark_notebook_rows(profile: str) -> dict[str, list[dict[str, Any]]]:
                                     for m in xh.MARGINS for q in setup.queries for f in setup.factors],
         "intermittent-spark-multi": [dict(scheme=s, rho=r, queries=together, deterministic_time=setup.deterministic_time,
                                           costmodels=costmodels, fits=digest, margin=m, **where)
-                                     for m in xh.MARGINS for s in setup.schemes for r in setup.rhos]
+                                     for m in ("none", "slowest") for s in setup.schemes for r in setup.rhos]
         + [dict(scheme="llf", rho=1.0, queries=",".join(names), costmodels=costmodels, fits=digest, margin="none",
                 **where) for names in setup.runs.values()],
     }
