@@ -142,3 +142,21 @@ def test_the_hybrid_fig6_verdict_judges_each_margin_on_its_own_rows() -> None:
     assert margin["check"] == "hybrid-fig6-slowest" and margin["holds"] is True
     assert "declined under the margin: Q1 f=0.4" in margin["detail"] and margin["margin"] == 0.5
     assert checks.hybrid_fig6_check(frame, "quick", "median")["holds"] is None  # no rows: nothing judged
+
+
+def _fig7_row(margin: str, scheme: str, rho: float, planned: int, misses: int) -> dict:
+    return {"margin": margin, "scheme": scheme, "rho": rho, "planned_misses": planned, "misses": misses,
+            "minbatch_flagged": "", "c_max": 1.0}
+
+
+def test_the_hybrid_fig7_verdict_leaves_the_scaled_models_planned_misses_to_the_measurement() -> None:
+    frame = pd.DataFrame([_fig7_row(m, s, rho, planned, misses)
+                          for m, planned in (("none", 2), ("slowest", 8)) for s in ("edf", "llf")
+                          for rho, misses in ((0.1, 9), (0.2, 0))])
+    # the unscaled model itself misses above 0.1D: the paper's regime is not reached, undecided
+    paper = checks.hybrid_fig7_check(frame, "full", "none")
+    assert paper["holds"] is None and "The cost model itself misses above 0.1D" in paper["detail"]
+    # the scaled model's misses are its pessimism: Spark's durations decide
+    slowest = checks.hybrid_fig7_check(frame, "full", "slowest")
+    assert slowest["check"] == "hybrid-fig7-slowest" and slowest["holds"] is True and slowest["margin"] == 0
+    assert "EDF at ρ 0.2: 0 missed (planned 8)" in slowest["detail"]
