@@ -125,7 +125,7 @@ def fit_margin(name: str, fit: Mapping[str, Any], margin: str) -> Fraction:
 
     def seconds(point: Mapping[str, Any]) -> Fraction:
         value = point["seconds"] if margin == "median" else point.get("slowest") or max(point["samples"])
-        return Fraction(repr(float(value)))
+        return _as_written(value)
 
     ratios = [Fraction(0)]
     try:
@@ -143,10 +143,15 @@ def fits_digest(fits: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _as_written(value: Any) -> Fraction:
+    """A fitted or measured number read as written (its shortest decimal), exactly."""
+    return Fraction(repr(float(value)))
+
+
 def _on_grid(value: float | Fraction) -> Fraction:
-    """A fitted number, read as written (its shortest decimal), rounded up to the time grid (a
+    """A fitted number (:func:`_as_written` unless already exact), rounded up to the time grid (a
     cost is never understated)."""
-    exact = value if isinstance(value, Fraction) else Fraction(repr(float(value)))
+    exact = value if isinstance(value, Fraction) else _as_written(value)
     return Fraction(math.ceil(exact / TIME_UNIT)) * TIME_UNIT
 
 
@@ -188,7 +193,7 @@ def _gridded(model: Mapping[str, Any], factor: Fraction = Fraction(1)) -> dict[s
     """A cost model's coefficients times ``factor``, rounded up to the grid (kinds and the
     points' sizes kept)."""
     def cost(value: Any) -> Fraction:
-        return _on_grid(Fraction(repr(float(value))) * factor)
+        return _on_grid(_as_written(value) * factor)
 
     out: dict[str, Any] = {}
     for key, value in model.items():
