@@ -255,7 +255,7 @@ WARM_UP_RUNS = 2
 def _warm_up(names: tuple[str, ...], data: Any, work: Path) -> None:
     """Warm each query up once per process and dataset, unmeasured: a partial and the final merge
     of one partial on part 1, then :data:`WARM_UP_RUNS` rounds of a whole single batch over every
-    part and two half-window partials merged.
+    part and the merge of two half-window partials, written as calibration writes them for n = 2.
 
     The cost models are fitted to warm runs (2 warm-ups before the measured repeats at every size,
     :mod:`staleness_lab.spark.intermittent.calibrate`), and a continuously running system is
@@ -266,22 +266,20 @@ def _warm_up(names: tuple[str, ...], data: Any, work: Path) -> None:
     two large partials warms separately (calibration measures it after 2 warm-ups at n = 2): Q10's,
     over two 450-part partials after the part-1 warm-up, took 0.42, 0.28, 0.25, 0.24 s on
     consecutive fresh pairs (0.27 s calibrated), and a plan ending in it missed D by 0.28 s."""
+    from staleness_lab.spark.intermittent.calibrate import write_partials
     from staleness_lab.spark.intermittent.catalogue import CATALOGUE
     from staleness_lab.spark.intermittent.steps import run_final, run_partial, run_whole
 
     for name in names:
         if (data.directory, name) in _warmed:
             continue
-        folder = work / "warm-up" / name
-        run_partial(CATALOGUE[name], data, 1, 1, folder / "partial")
-        run_final(CATALOGUE[name], data, [folder / "partial"], folder / "final")
-        half = data.n_parts // 2
+        query, folder = CATALOGUE[name], work / "warm-up" / name
+        run_partial(query, data, 1, 1, folder / "partial")
+        run_final(query, data, [folder / "partial"], folder / "final")
         for k in range(WARM_UP_RUNS):
-            run_whole(CATALOGUE[name], data, 1, data.n_parts, folder / f"whole-{k}")
-            halves = [folder / f"half-{k}-1", folder / f"half-{k}-2"]
-            run_partial(CATALOGUE[name], data, 1, half, halves[0])
-            run_partial(CATALOGUE[name], data, half + 1, data.n_parts, halves[1])
-            run_final(CATALOGUE[name], data, halves, folder / f"merged-{k}")
+            run_whole(query, data, 1, data.n_parts, folder / f"whole-{k}")
+            halves, _ = write_partials(query, data, 2, folder / f"halves-{k}")
+            run_final(query, data, halves, folder / f"merged-{k}")
         _warmed.add((data.directory, name))
 
 
