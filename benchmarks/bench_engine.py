@@ -119,7 +119,8 @@ QUICK_WINDOW = Window(low=0.2, target=0.4, high=2.0)
 #: usual best-of-k: what varies is the machine, not the engine's work). That is as far as the
 #: horizons and repeats go: the full bench with best of two left 1 and 3 of these 20 cases over
 #: 10 % in two runs, and with best of three (51 minutes instead of 36) 5, while ten consecutive
-#: processes of one 11-second run took 10.3 to 12.9 s, slower for minutes at a time.
+#: processes of one 11-second run took 10.3 to 12.9 s, slower for minutes at a time. The README's
+#: "What varies is the machine" measures it: it follows the host's shared cache, not the run.
 LARGE_WINDOW = Window(low=4.0, target=6.0, high=15.0, best_of=2)
 LARGE_TABLES = 3000
 
