@@ -1,8 +1,9 @@
-"""Shared fixtures. ``spark``: ONE Spark session for the whole test run.
+"""Shared fixtures. ``spark``: ONE Spark session per test process.
 
 Starting a session costs 5-10 s, so every Spark test (they live under ``tests/spark/``) shares
 the session-scoped ``spark`` fixture: ``get_spark("local[2]")`` (UI off, 2 shuffle partitions),
-stopped at the end of the run. Code under test that calls ``get_spark()`` gets the same one.
+stopped at the end of the run. ``make test`` runs two pytest-xdist workers, each a process with
+its own session. Code under test that calls ``get_spark()`` gets the same one.
 Without Java the Spark tests are skipped.
 """
 

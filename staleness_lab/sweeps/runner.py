@@ -378,7 +378,7 @@ def run_sweep(
             raw[outcome.index] = outcome.frame
         recomputed = [path for path, key in corrupt.items() if first_of[key] in raw]
         for path in recomputed:
-            print(f"recomputed: corrupt cache entry {path}", file=sys.stderr)
+            print(f"recomputed: corrupt cache entry {path}", file=sys.stderr)  # noqa: T201 - documented stderr line
         if failed:
             raise row_error(failed[0], rows[failed[0].index])
         for i in range(len(rows)):

@@ -94,7 +94,7 @@ def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
     labels and axis names as in :func:`_labels`. ``frame`` itself is not changed."""
     shown = frame.copy(deep=False)
     for k, dtype in enumerate(shown.dtypes):
-        if dtype == object:
+        if pd.api.types.is_object_dtype(dtype):
             shown.isetitem(k, shown.iloc[:, k].map(_text))
     shown.index = _labels(shown.index)
     shown.columns = _labels(shown.columns)

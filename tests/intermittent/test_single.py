@@ -266,7 +266,7 @@ def test_exact_n100_and_n500_are_fast() -> None:
     table = TableCost(values=tuple(lin(x) for x in range(1, 501)))
     began = time.perf_counter()
     plan = exact(make(500, 500 + F(1, 2) * lin(500), 0, 0, cost=table, agg=E3_AGG))
-    assert time.perf_counter() - began < 15  # a few seconds at most; generous for a loaded runner
+    assert time.perf_counter() - began < 30  # about 2.7 s: a hang guard of ten times that, not a benchmark
     assert plan.status == "ok" and plan.total_cost == d("105.5")
 
 
