@@ -438,7 +438,7 @@ def _tpch_calibrate(args: argparse.Namespace) -> int:
     from staleness_lab.spark.intermittent.calibrate import (calibrate, check_calibration_parts, check_out_dir,
                                                             check_runs, resolve_queries)
     from staleness_lab.spark.intermittent.catalogue import CATALOGUE, TpchData
-    from staleness_lab.sweeps.cache import data_root
+    from staleness_lab.paths import data_root
 
     names = args.queries or list(CATALOGUE)
     resolve_queries(names)

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from staleness_lab import tpch
-from staleness_lab.sweeps import cache
+from staleness_lab import paths, tpch
 from staleness_lab.sweeps.cache import code_identity
 from staleness_lab.sweeps.code_scope import ROOT, module_file, scope
 from staleness_lab.sweeps.registry import get_experiment
@@ -65,7 +64,7 @@ def test_every_function_a_row_calls_is_in_its_experiments_scope(name: str, param
 
 def test_a_spark_rows_calls_are_in_its_scope(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tpch.generate(0.01, 4, tmp_path / "data" / "tpch" / "sf0.01-p4")
-    monkeypatch.setattr(cache, "data_root", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_root", lambda: tmp_path)
     exp = get_experiment("intermittent-spark-costs")
     row = exp.complete(dict(query="CQ2", scale=0.01, parts=4, warmups=0, repeats=1))
     called = called_package_files(lambda: exp.run(**row))
@@ -77,7 +76,7 @@ def test_a_hybrid_rows_calls_are_in_its_scope(spark: Any, tmp_path: Path, monkey
     """Algorithm 1's plan executed on Spark after the warm-up: every call in the hybrid scope,
     and the scratch run directory (warm-up outputs included) removed afterwards."""
     tpch.generate(0.01, 4, tmp_path / "data" / "tpch" / "sf0.01-p4")
-    monkeypatch.setattr(cache, "data_root", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_root", lambda: tmp_path)
     fits = tmp_path / "fits"
     fits.mkdir()
     (fits / "CQ2.json").write_text(json.dumps({"cost": {"kind": "linear", "S": 0.3, "R": 0.01},
