@@ -21,10 +21,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from staleness_lab import paths, tpch
+from staleness_lab import paths
 from staleness_lab.cli import main
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.intermittent import paper_queries
+from staleness_lab.intermittent import tpch
 from staleness_lab.intermittent.costs import LinearCost, PiecewiseCost, parse_agg_cost, parse_cost
 from staleness_lab.spark.intermittent import TpchData
 from staleness_lab.spark.intermittent.calibrate import (aggregation_counts, batch_sizes, calibrate,
