@@ -34,5 +34,5 @@ if [ ! -f "$kernel_spec" ]; then
 fi
 # The simulator's compiled core is compiled once per checkout and cached beside its module (about
 # 4 s cold, 0.4 s to load); do it here rather than inside the first simulation.
-.venv/bin/python -c 'from staleness_lab.sim.compiled import warm; warm()'
+.venv/bin/python -c 'from staleness_lab.api import warm; warm()'
 echo "setup: ready ($(.venv/bin/staleness-lab --version))"

@@ -419,7 +419,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _tpch(args: argparse.Namespace) -> int:
-    from staleness_lab.tpch import generate
+    from staleness_lab.intermittent.tpch import generate
 
     if args.tpch_command == "calibrate":
         return _tpch_calibrate(args)
@@ -433,12 +433,12 @@ def _tpch(args: argparse.Namespace) -> int:
 
 
 def _tpch_calibrate(args: argparse.Namespace) -> int:
-    from staleness_lab import tpch
+    from staleness_lab.intermittent import tpch
     from staleness_lab.spark import get_spark
     from staleness_lab.spark.intermittent.calibrate import (calibrate, check_calibration_parts, check_out_dir,
                                                             check_runs, resolve_queries)
     from staleness_lab.spark.intermittent.catalogue import CATALOGUE, TpchData
-    from staleness_lab.sweeps.cache import data_root
+    from staleness_lab.paths import data_root
 
     names = args.queries or list(CATALOGUE)
     resolve_queries(names)
@@ -459,7 +459,7 @@ def _tpch_calibrate(args: argparse.Namespace) -> int:
 
 
 def _tpch_run(args: argparse.Namespace) -> int:
-    from staleness_lab import tpch
+    from staleness_lab.intermittent import tpch
     from staleness_lab.intermittent import load_queryset
     from staleness_lab.intermittent.schemes import DISPATCH_SCHEMES, make_plan
     from staleness_lab.spark import get_spark

@@ -5,6 +5,9 @@ reads. :func:`strict` turns such values into ``null`` (NumPy scalars, Fractions 
 into their JSON forms); :func:`dumps` also lists each replaced number under ``"warnings"``,
 naming its field (``tables[0].max_staleness: inf printed as null``), so a null that stands for
 an overflow is told apart from one that means "not applicable".
+
+:func:`canonical_json` is the text that keys and identities are hashed from (the sweeps' cache
+keys, the workflow warehouse's block ids): one spelling per value.
 """
 
 from __future__ import annotations
@@ -52,3 +55,8 @@ def dumps(document: Mapping[str, Any]) -> str:
     if warnings:
         out["warnings"] = warnings
     return json.dumps(out, allow_nan=False)
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted, compact, ASCII JSON with no NaN/Infinity: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)

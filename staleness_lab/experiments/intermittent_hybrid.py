@@ -239,7 +239,7 @@ def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict
 
 def _scratch() -> tempfile.TemporaryDirectory:
     """A scratch run directory under the data root (shared by a cluster's workers on one host)."""
-    from staleness_lab.sweeps.cache import data_root
+    from staleness_lab.paths import data_root
 
     parent = data_root() / "data" / "runs"
     parent.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ parameters like every sweep, so a stopped full profile resumes; a row's timings 
 machine measured when it ran, not a function of its parameters (digest correction 5: check 14,
 identical traces, applies to simulation only).
 
-Data: :func:`staleness_lab.tpch.generate` at the profile's scale factor and part count (file k
+Data: :func:`staleness_lab.intermittent.tpch.generate` at the profile's scale factor and part count (file k
 arrives k - 1 s after the first; generated once, then reused). Experiments:
 
 * ``intermittent-spark-costs`` (Fig. 3): one query's batch times over 1, 2, 4, ..., P files
@@ -109,7 +109,7 @@ _datasets: dict[Path, Any] = {}
 def tpch_data(scale: float, parts: int) -> Any:
     """The TPC-H generation of ``scale`` and ``parts`` (generated on first use) as ``TpchData``,
     one handle per generation in this process, so its reference results are computed once."""
-    from staleness_lab import tpch
+    from staleness_lab.intermittent import tpch
     from staleness_lab.spark.intermittent import TpchData
 
     directory, made = tpch.generate(scale, parts)

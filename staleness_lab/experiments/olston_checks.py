@@ -28,7 +28,7 @@ import pandas as pd
 
 from staleness_lab.experiments.golab_checks import COLUMNS, verdict_row as _row
 from staleness_lab.experiments.olston import WEEK_H, WORKFLOWS, load
-from staleness_lab.viz.figures import t_quantile_975
+from staleness_lab.stats import t_quantile_975
 
 #: Table 5 [P]: 10-week runs, (lag CPU-h, cost CPU-h, scheduler s) per workflow and scenario.
 PAPER_TABLE5: dict[str, dict[str, tuple[float, float, float]]] = {

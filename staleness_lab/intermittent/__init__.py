@@ -20,7 +20,8 @@ Durations come from a runner with two methods, both returning seconds::
     run_aggregate(query, n, start)         # the final aggregation over n partial aggregates
 
 :class:`CostModelRunner` (the cost models of :mod:`staleness_lab.intermittent.costs`) is the
-default; part 2 runs the same plans on Spark with a runner that measures real batches.
+default; part 2 runs the same plans on Spark with a runner that measures real batches, on the
+TPC-H streams :mod:`staleness_lab.intermittent.tpch` writes (with pyarrow, no Spark).
 
 Numbers are exact Fractions throughout (:mod:`staleness_lab.intermittent.numbers`); this
 package imports neither pyspark nor ortools.

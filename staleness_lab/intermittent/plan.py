@@ -42,6 +42,10 @@ from staleness_lab.intermittent.numbers import show
 from staleness_lab.jsonout import strict
 
 STATUSES = ("ok", "no-plan", "infeasible", "unknown")
+#: The CP-SAT planner's phase-1 objectives (:func:`staleness_lab.optimize.batch_plan.optimal_plan`):
+#: here, with the plan format both the schemes and the planner import, so that checking the
+#: option needs neither OR-Tools nor the schemes.
+OBJECTIVES = ("misses", "tardiness")
 BATCH = "batch"
 AGGREGATE = "aggregate"
 BATCH_COLUMNS = ["query", "batch", "executor", "start", "end", "first", "last", "size", "cost", "kind"]

@@ -27,7 +27,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.model import QuerySet
-from staleness_lab.intermittent.plan import BatchPlan
+from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES, algorithm1, exact
 
 #: The largest window the exact DP hints the optimizer with, for non-linear costs.
@@ -35,8 +35,6 @@ HINT_EXACT_TUPLES = 200
 SCHEMES = ("algorithm1", "exact", "llf", "edf", "sjf", "rr", "optimal")
 #: The dispatch policies among :data:`SCHEMES`, in :func:`best_heuristic`'s tie-break order.
 DISPATCH_SCHEMES = POLICIES
-#: The CP-SAT planner's phase-1 objectives.
-OBJECTIVES = ("misses", "tardiness")
 
 
 def check_options(scheme: Any, objective: Any = "misses", time_limit: Any = 10.0, workers: Any = 2,

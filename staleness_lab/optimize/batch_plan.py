@@ -126,8 +126,7 @@ from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
-from staleness_lab.intermittent.schemes import OBJECTIVES
-from staleness_lab.intermittent.plan import BatchPlan, Step, aggregate, batch
+from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan, Step, aggregate, batch
 
 SCHEME = "optimal"
 #: CP-SAT's random seed (fixed: deterministic mode needs it, and wall-clock runs vary less).

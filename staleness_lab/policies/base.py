@@ -43,6 +43,11 @@ rule itself, skipping the decisions no ready table can use, instead of calling `
 event. With both, the engine runs the policy in the compiled core
 (:mod:`staleness_lab.sim.compiled`). Every path reproduces the reference trace bit for bit; ``key``
 and ``place`` stay the reference and the path for every other policy.
+
+:class:`ReleaseOrder` is the one order written here: the earliest release first, with no
+placement and no hooks. It is FIFO's order (:class:`~staleness_lab.policies.baselines.Fifo` binds
+to it) and the engine's neutral order where the order does not matter (the unlimited-track run of
+:mod:`staleness_lab.sim.ideal`), so the engine runs it without knowing any scheduler.
 """
 
 from __future__ import annotations
@@ -157,3 +162,18 @@ class Policy(Protocol):
         """Precompute per-table constants for ``workload``; ``rng`` is the policy's own stream."""
         ...
 
+
+def _by_release(i: int, now: float, release: float, n: float) -> float:
+    """The release order's key: the table's release instant."""
+    return release
+
+
+class ReleaseOrder:
+    """The earliest release first (ties to the table's file position, as for every key), with no
+    placement and no hooks; compiled as the ``release`` kind. See the module docstring."""
+
+    name = "release-order"
+
+    def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
+        """The same decisions for every workload; ``rng`` is not drawn from."""
+        return BoundPolicy(key=_by_release, compiled=CompiledOrder("release"))

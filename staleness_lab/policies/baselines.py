@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from staleness_lab.model import Workload
-from staleness_lab.policies.base import BoundPolicy, CompiledOrder
+from staleness_lab.policies.base import BoundPolicy, CompiledOrder, ReleaseOrder
 from staleness_lab.policies.inheritance import Inheriting
 from staleness_lab.policies.options import Configurable
 from staleness_lab.policies.registry import register
@@ -25,7 +25,7 @@ class Fifo(Configurable):
     name = "fifo"
 
     def bind(self, workload: Workload, rng: np.random.Generator) -> BoundPolicy:
-        return BoundPolicy(key=lambda i, now, release, n: release, compiled=CompiledOrder("release"))
+        return ReleaseOrder().bind(workload, rng)
 
 
 @register

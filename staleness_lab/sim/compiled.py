@@ -10,7 +10,9 @@ same trace bit for bit (jobs, in-flight jobs, staleness areas, peaks, event coun
 feeds it the engine's arrival chunks, cost draws and Random's draws from the same streams.
 
 The loop is compiled once per machine and cached beside its module (numba ``cache=True``);
-:func:`warm` compiles it ahead (``make setup`` calls it), so no run pays the compilation unseen.
+:func:`staleness_lab.api.warm` compiles it ahead (``make setup`` calls it), so no run pays the
+compilation unseen. It lives above the engine because it names the built-in policies, which the
+engine does not know.
 """
 
 from __future__ import annotations
@@ -213,12 +215,3 @@ def _pages(size: int, dtype: type) -> np.ndarray:
     over five repeats with them, 1.99-2.12 s with plain pages."""
     return np.frombuffer(mmap.mmap(-1, max(size, 1) * np.dtype(dtype).itemsize), dtype=dtype, count=size)
 
-
-def warm() -> None:
-    """Compile (or load from the cache) the loop on a tiny workload."""
-    from staleness_lab.api import simulate
-
-    for policy in ("fifo", "random", "proportional"):
-        simulate({"tracks": 1, "horizon": 10, "variability": 0.5, "slowdown": {"factor": 2, "normal": 1, "slow": 1},
-                  "tables": [{"name": "a", "period": 1, "chop": 2, "alpha": 0.1, "beta": 0.5, "priority": 1},
-                             {"name": "v", "sources": ["a"], "alpha": 0.1, "beta": 0.1, "priority": 1}]}, policy)

@@ -55,7 +55,7 @@ import numpy as np
 
 from staleness_lab.model import Workload
 from staleness_lab.model.dag import topological_order
-from staleness_lab.policies.baselines import Fifo
+from staleness_lab.policies.base import ReleaseOrder
 from staleness_lab.sim.costs import DRAW_BLOCK, cost_stream, noise_range, policy_stream
 from staleness_lab.sim.engine import _Run, run
 from staleness_lab.sim.size import check_run_size
@@ -105,9 +105,10 @@ class IdealSummary:
 def ideal_run(workload: Workload, max_events: int | None = None) -> Trace:
     """The same workload with unlimited tracks, on the engine: FIFO on ``max(tracks, tables)``
     tracks, so every job starts when its table is released (Golab et al., Sec. 5: "relative
-    lateness"). ``max_events`` as in :func:`~staleness_lab.sim.engine.run`."""
+    lateness"). ``max_events`` as in :func:`~staleness_lab.sim.engine.run`. FIFO's order is the
+    protocol's own :class:`~staleness_lab.policies.base.ReleaseOrder`, so the engine names no scheduler."""
     w = workload.with_overrides(tracks=max(workload.tracks, len(workload.tables)))
-    return run(w, Fifo(), "ideal", max_events=max_events)
+    return run(w, ReleaseOrder(), "ideal", max_events=max_events)
 
 
 def ideal_summary(workload: Workload, max_events: int | None = None) -> IdealSummary:
@@ -168,7 +169,7 @@ def _closed_form(w: Workload) -> IdealSummary:
     s = w.slowdown
     slowdown = (s.factor, s.normal, s.normal + s.slow) if s is not None else None
     # chopping cuts where the engine's own rule says (its chop limits, its arrival boundaries)
-    chopper = _Run(w, Fifo().bind(w, policy_stream(w.seed))) if any(
+    chopper = _Run(w, ReleaseOrder().bind(w, policy_stream(w.seed))) if any(
         w.chop_of(k) is not None for k in range(n)) else None
     files = w.files
     done: list[_Completions | None] = [None] * n

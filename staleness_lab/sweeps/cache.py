@@ -45,9 +45,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from staleness_lab.jsonout import canonical_json
+from staleness_lab.paths import data_root
 from staleness_lab.provenance import (
     PROVENANCE_KEY,
-    project_root,
     provenance_metadata,
     source_digest,
     write_parquet_atomic,
@@ -70,19 +71,9 @@ class CorruptCacheEntry(Exception):
         super().__init__(f"{path}: {reason}")
 
 
-def data_root() -> Path:
-    """Where ``data/`` lives by default: the checkout's root, else the working directory."""
-    return project_root() or Path.cwd()
-
-
 def default_cache_dir() -> Path:
     """``data/cache`` under :func:`data_root`."""
     return data_root() / "data" / "cache"
-
-
-def canonical_json(value: Any) -> str:
-    """Key-sorted, compact, ASCII JSON with no NaN/Infinity: equal values give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
 def code_identity(module: str | None = None) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 from staleness_lab.errors import InputError
 from staleness_lab.model.documents import load_document
 from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
-from staleness_lab.sweeps.cache import data_root
+from staleness_lab.paths import data_root
 from staleness_lab.sweeps.registry import Experiment, expand_grid, get_experiment, list_experiments
 from staleness_lab.sweeps.runner import DEFAULT, SweepError, run_sweep
 from staleness_lab.tracefiles import check_output_dir, check_output_file

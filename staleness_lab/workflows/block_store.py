@@ -42,7 +42,8 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from staleness_lab.errors import InputError
-from staleness_lab.sweeps.cache import canonical_json, data_root
+from staleness_lab.jsonout import canonical_json
+from staleness_lab.paths import data_root
 from staleness_lab.workflows.blocks import Block
 from staleness_lab.workflows.provenance import Provenance
 

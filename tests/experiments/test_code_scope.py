@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from staleness_lab import tpch
-from staleness_lab.sweeps import cache
+from staleness_lab import paths
+from staleness_lab.intermittent import tpch
 from staleness_lab.sweeps.cache import code_identity
 from staleness_lab.sweeps.code_scope import ROOT, module_file, scope
 from staleness_lab.sweeps.registry import get_experiment
@@ -65,7 +65,7 @@ def test_every_function_a_row_calls_is_in_its_experiments_scope(name: str, param
 
 def test_a_spark_rows_calls_are_in_its_scope(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tpch.generate(0.01, 4, tmp_path / "data" / "tpch" / "sf0.01-p4")
-    monkeypatch.setattr(cache, "data_root", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_root", lambda: tmp_path)
     exp = get_experiment("intermittent-spark-costs")
     row = exp.complete(dict(query="CQ2", scale=0.01, parts=4, warmups=0, repeats=1))
     called = called_package_files(lambda: exp.run(**row))
@@ -77,7 +77,7 @@ def test_a_hybrid_rows_calls_are_in_its_scope(spark: Any, tmp_path: Path, monkey
     """Algorithm 1's plan executed on Spark after the warm-up: every call in the hybrid scope,
     and the scratch run directory (warm-up outputs included) removed afterwards."""
     tpch.generate(0.01, 4, tmp_path / "data" / "tpch" / "sf0.01-p4")
-    monkeypatch.setattr(cache, "data_root", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_root", lambda: tmp_path)
     fits = tmp_path / "fits"
     fits.mkdir()
     (fits / "CQ2.json").write_text(json.dumps({"cost": {"kind": "linear", "S": 0.3, "R": 0.01},
@@ -98,7 +98,7 @@ def relative(paths: frozenset[Path]) -> set[str]:
 
 def test_the_spark_experiments_do_not_depend_on_the_simulator_or_other_papers() -> None:
     spark_rows = relative(scope("staleness_lab.experiments.intermittent_spark"))
-    assert {"spark/intermittent/calibrate.py", "spark/streaming.py", "tpch.py"} <= spark_rows
+    assert {"spark/intermittent/calibrate.py", "spark/streaming.py", "intermittent/tpch.py"} <= spark_rows
     assert not {p for p in spark_rows if p.startswith(("sim/", "policies/", "workflows/", "theory/"))}
     assert "experiments/golab.py" not in spark_rows and "experiments/__init__.py" in spark_rows
 

@@ -138,7 +138,7 @@ def test_result_parquet_round_trips_with_provenance(tmp_path: Path) -> None:
 
 
 def test_default_out_is_data_results_named_after_the_experiment() -> None:
-    from staleness_lab.sweeps.cache import data_root
+    from staleness_lab.paths import data_root
     from staleness_lab.sweeps.sweep import default_results_path
 
     assert default_results_path("baseline-utilization") == data_root() / "data" / "results" / "baseline-utilization.parquet"

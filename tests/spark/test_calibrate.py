@@ -21,15 +21,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from staleness_lab import tpch
+from staleness_lab import paths
 from staleness_lab.cli import main
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.intermittent import paper_queries
+from staleness_lab.intermittent import tpch
 from staleness_lab.intermittent.costs import LinearCost, PiecewiseCost, parse_agg_cost, parse_cost
 from staleness_lab.spark.intermittent import TpchData
 from staleness_lab.spark.intermittent.calibrate import (aggregation_counts, batch_sizes, calibrate,
                                                         fit_linear, fit_piecewise, nnls, r_squared, split_costs)
-from staleness_lab.sweeps import cache
 
 SCALE, PARTS = 0.01, 8
 QUERIES = ["CQ1", "Q6"]
@@ -110,7 +110,7 @@ def measured(root: Path, data: TpchData) -> tuple[Path, str]:
     manifest = data.directory / tpch.MANIFEST
     generated = manifest.stat().st_mtime_ns
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(io.StringIO()) as printed:
-        patch.setattr(cache, "data_root", lambda: root)
+        patch.setattr(paths, "data_root", lambda: root)
         assert main(["tpch", "calibrate", "--queries", *QUERIES, "--scale", "0.01", "--parts", "8",
                      "--warmups", "1", "--repeats", "1"]) == 0
     assert manifest.stat().st_mtime_ns == generated
@@ -214,7 +214,7 @@ def test_unknown_queries_and_foreign_output_dirs_are_refused(data: TpchData, tmp
 def test_bad_calibration_options_are_one_line_and_exit_2(argv: list[str], field: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(cache, "data_root", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_root", lambda: tmp_path)
     assert main(["tpch", "calibrate", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"error: {field}:" in err

@@ -17,8 +17,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from staleness_lab import tpch
 from staleness_lab.errors import InputError
+from staleness_lab.intermittent import tpch
 from staleness_lab.spark.intermittent import (CATALOGUE, KINDS, STREAM_COLUMNS, TpchData, arrow_ddl, batches,
                                               compare_results, run_batches, stream_schema)
 

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from staleness_lab import tpch
 from staleness_lab.errors import InputError
-from staleness_lab.intermittent import parse_queryset
+from staleness_lab.intermittent import parse_queryset, tpch
 from staleness_lab.intermittent.plan import BatchPlan, aggregate, batch
 from staleness_lab.spark.intermittent import TpchData, compare_results
 from staleness_lab.spark.intermittent.runner import RUN_COLUMNS, dispatch, execute, parse_scheme

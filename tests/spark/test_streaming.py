@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from staleness_lab import tpch
 from staleness_lab.errors import InputError
+from staleness_lab.intermittent import tpch
 from staleness_lab.spark.intermittent.catalogue import CATALOGUE, SqlReference, TpchData
 from staleness_lab.spark.intermittent.steps import run_final, run_partial
 from staleness_lab.spark.streaming import (TRIGGERS, StreamRun, _stage, compare_to_batch, files_per_trigger,

@@ -23,8 +23,8 @@ import pytest
 
 from staleness_lab import InputError, parse_workload
 from staleness_lab.sim.trace import Trace
+from staleness_lab.stats import t_quantile_975
 from staleness_lab.viz import bound_vs_observed, gantt, metric_vs_utilization, staleness_curves, use_offline_renderer
-from staleness_lab.viz.figures import t_quantile_975
 from staleness_lab.viz.offline import RENDERER, plotly_js_script, strip_network_assets
 
 WORKLOAD = parse_workload(
@@ -194,13 +194,6 @@ def test_metric_frame_checks() -> None:
     with pytest.raises(InputError, match="several rows"):
         metric_vs_utilization(doubled)
     assert len(metric_vs_utilization(doubled, seed=None).data) == 4
-
-
-def test_t_quantiles() -> None:
-    assert t_quantile_975(1) == pytest.approx(12.7062, abs=1e-4)
-    assert t_quantile_975(30) == pytest.approx(2.0423, abs=1e-4)
-    assert t_quantile_975(31) == pytest.approx(2.0395, abs=2e-4)
-    assert t_quantile_975(120) == pytest.approx(1.9799, abs=2e-4)
 
 
 # --- bound vs observed ------------------------------------------------------------------------

@@ -4,7 +4,7 @@ The paper (digest §5) runs TPC-H Q1, Q3, Q4, Q6, Q9, Q10, Q12, Q14, Q19 and its
 CQ1-CQ4 (Table 3) batch by batch over streamed ``orders`` and ``lineitem`` files, writing one
 *partial aggregate* per batch and merging them in one final aggregation (digest §6).
 
-:class:`TpchData` is a handle on one generation of :func:`staleness_lab.tpch.generate`: it reads
+:class:`TpchData` is a handle on one generation of :func:`staleness_lab.intermittent.tpch.generate`: it reads
 the manifest, reads parts ``first..last`` of a stream with an explicit schema (no inference) and
 loads each static table once, cached.
 
@@ -55,8 +55,8 @@ from functools import reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from staleness_lab import tpch
 from staleness_lab.errors import InputError
+from staleness_lab.intermittent import tpch
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 KINDS = ("stream-only", "stream-static", "stream-stream")
 
-#: The two streams' columns as written by :func:`staleness_lab.tpch.generate` (tpchgen-cli 4 with
+#: The two streams' columns as written by :func:`staleness_lab.intermittent.tpch.generate` (tpchgen-cli 4 with
 #: ``arrival_ts`` added), as Spark DDL types. Checked against part 1's Parquet schema on open.
 STREAM_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "orders": (

@@ -199,7 +199,7 @@ def parse_scheme(scheme: str) -> tuple[str, bool, bool]:
 
 def default_run_dir(scheme: str) -> Path:
     """``data/runs/intermittent/<scheme>-<UTC time>`` under the data root."""
-    from staleness_lab.sweeps.cache import data_root
+    from staleness_lab.paths import data_root
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     return data_root() / "data" / "runs" / "intermittent" / f"{scheme}-{stamp}"

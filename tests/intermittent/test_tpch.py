@@ -18,9 +18,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from staleness_lab import tpch
 from staleness_lab.cli import main
 from staleness_lab.errors import InputError
+from staleness_lab.intermittent import tpch
 
 SCALE, PARTS = 0.01, 4
 

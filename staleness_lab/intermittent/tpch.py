@@ -90,7 +90,7 @@ def check_parts(parts: Any, field: str = "--parts") -> int:
 
 def default_dir(scale: float, parts: int) -> Path:
     """``data/tpch/sf<SF>-p<P>`` under the data root (the checkout, else the working directory)."""
-    from staleness_lab.sweeps.cache import data_root
+    from staleness_lab.paths import data_root
 
     return data_root() / "data" / "tpch" / f"sf{scale:g}-p{parts}"
 
