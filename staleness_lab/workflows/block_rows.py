@@ -4,7 +4,7 @@
 :class:`BlockRows` is what :mod:`.sim` asks of a mode: the frames of input arrivals, the frames
 an invocation makes (sized by the rows they actually hold), and pandas copies of output rows.
 :class:`MemoryRows` keeps pandas frames in the process;
-:class:`staleness_lab.spark.workflow_executor.SparkRows` commits every block to the Parquet
+:class:`staleness_lab.spark.workflows.executor.SparkRows` commits every block to the Parquet
 block store and hands back frames read from it. Both run the same
 :class:`~staleness_lab.workflows.execute.Executor` on their algebra, so the two modes make the
 same decisions (Spark seconds are recorded, never fed back: digest correction 8).

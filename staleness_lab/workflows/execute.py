@@ -5,7 +5,7 @@ the run loop; digest §2 "Signatures", §8 "Rows" and "Converters").
 its input blocks (in the invocation's order) to one frame per output block, with a row algebra:
 :mod:`.pandas_rows` (the ``memory`` mode: :mod:`.rows` for bases and strong deltas with
 ``_sign``, :mod:`.weak` for increments with ``_inc`` and upserts with ``_seq`` and ``_tomb``) or
-its Spark twin :mod:`staleness_lab.spark.workflow_rows` (the ``spark`` mode), same names, same
+its Spark twin :mod:`staleness_lab.spark.workflows.rows` (the ``spark`` mode), same names, same
 rows:
 
 * converters ``<channel>.convert``: ``delta->B`` (:func:`.rows.apply_delta`; the relaxed rule

@@ -1,6 +1,6 @@
 """The pandas row algebra as one namespace: what :class:`~staleness_lab.workflows.execute.Executor`
 calls in the ``memory`` mode (digest §8 "Rows", "Converters"). The Spark twin,
-:mod:`staleness_lab.spark.workflow_rows`, has the same names and gives the same rows.
+:mod:`staleness_lab.spark.workflows.rows`, has the same names and gives the same rows.
 
 The bases and strong deltas come from :mod:`.rows`, the weak kinds and count/distinct from
 :mod:`.weak`; :func:`stateless` and :func:`opaque` apply a registered ``fn``

@@ -591,7 +591,7 @@ def _spark_rows(workflow: Workflow, config: RunConfig, horizon: float) -> BlockR
     (imported here: nothing else of this module needs pyspark)."""
     from staleness_lab import __version__
     from staleness_lab.spark import get_spark
-    from staleness_lab.spark.workflow_executor import SparkRows
+    from staleness_lab.spark.workflows.executor import SparkRows
 
     run = {"workflow": workflow.name, "workflow_sha256": workflow.sha256(), "seed": config.seed,
            "scenario": config.scenario, "scheduler": config.scheduler, "horizon_h": horizon,

@@ -20,7 +20,7 @@ key or reaching a negative count, :func:`records_to_upsert` on a delta with dele
 pandas check that every ``_sign`` is ±1 is not repeated here (it would cost a job per call).
 
 :func:`stateless` and :func:`opaque` run the registered row functions by name through
-:data:`~staleness_lab.spark.workflow_functions.SPARK_FUNCTIONS`, as
+:data:`~staleness_lab.spark.workflows.functions.SPARK_FUNCTIONS`, as
 :class:`staleness_lab.workflows.execute.Executor` does with the pandas ones.
 """
 
@@ -44,7 +44,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from staleness_lab.spark.workflow_functions import SPARK_FUNCTIONS, col
+from staleness_lab.spark.workflows.functions import SPARK_FUNCTIONS, col
 from staleness_lab.workflows.functions import RowFunction
 from staleness_lab.workflows.registry import FUNCTIONS
 from staleness_lab.workflows.rows import SIGN, Key, data_columns, keys_of

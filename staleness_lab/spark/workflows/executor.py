@@ -7,7 +7,7 @@ is its :class:`~staleness_lab.workflows.block_rows.BlockRows` for this mode:
 
 * an input arrival is written by pyarrow (a feed landing as a file; no Spark job) and committed;
 * an invocation runs the :class:`~staleness_lab.workflows.execute.Executor` on
-  :mod:`staleness_lab.spark.workflow_rows` (the Spark twin of the pandas algebra) over frames
+  :mod:`staleness_lab.spark.workflows.rows` (the Spark twin of the pandas algebra) over frames
   read from committed blocks; each output is written by Spark (one part file) into the store's
   hidden temporary directory and committed, then read back from its final directory, so no
   frame's lineage reaches past a committed block;
@@ -41,7 +41,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
-from staleness_lab.spark import workflow_rows
+from staleness_lab.spark.workflows import rows as spark_algebra
 from staleness_lab.workflows.block_rows import Compute
 from staleness_lab.workflows.block_store import BlockStore, block_id
 from staleness_lab.workflows.blocks import DELTA, Block, Invocation
@@ -62,7 +62,7 @@ def arrow_table(frame: pd.DataFrame) -> pa.Table:
 class SparkRows:
     """The rows of the ``spark`` mode's blocks (module docstring)."""
 
-    algebra = workflow_rows
+    algebra = spark_algebra
 
     def __init__(self, spark: SparkSession, store: BlockStore) -> None:
         self.spark = spark
@@ -81,7 +81,7 @@ class SparkRows:
         manifest = self.store.manifest(block.channel, bid)
         if manifest is None:
             table = arrow_table(frame)
-            schema = StructType([StructField(str(c), workflow_rows.SPARK_TYPES[str(t)], True)
+            schema = StructType([StructField(str(c), spark_algebra.SPARK_TYPES[str(t)], True)
                                  for c, t in frame.dtypes.items()])
 
             def write(directory: Path) -> None:
@@ -127,7 +127,7 @@ class SparkRows:
         return tuple(made), tuple(frames)
 
     def from_pandas(self, frame: pd.DataFrame) -> DataFrame:
-        return workflow_rows.from_pandas(self.spark, frame)
+        return spark_algebra.from_pandas(self.spark, frame)
 
     def to_pandas(self, frame: DataFrame) -> pd.DataFrame:
         return frame.toPandas()

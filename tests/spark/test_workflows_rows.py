@@ -1,5 +1,5 @@
-"""The Spark row algebra and row functions (``spark/workflow_rows.py``,
-``spark/workflow_functions.py``) give the rows of their pandas twins (``workflows/rows.py``,
+"""The Spark row algebra and row functions (``spark/workflows/rows.py``,
+``spark/workflows/functions.py``) give the rows of their pandas twins (``workflows/rows.py``,
 ``workflows/weak.py``, ``workflows/functions.py``): Hypothesis properties on small random
 frames (keys from a small alphabet with nulls, so collisions, duplicates, ±r pairs and
 deletions of present rows happen), the data and schema errors, empty inputs, and the row
@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.spark import get_spark
-from staleness_lab.spark import workflow_functions as SF
-from staleness_lab.spark import workflow_rows as W
+from staleness_lab.spark.workflows import functions as SF
+from staleness_lab.spark.workflows import rows as W
 from staleness_lab.workflows import rows as R
 from staleness_lab.workflows import sources
 from staleness_lab.workflows import weak as K
