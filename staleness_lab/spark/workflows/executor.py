@@ -3,7 +3,9 @@ committed to the Parquet block store (digest §8 "Driver" [D]; the issue's "Spar
 commit").
 
 The run loop (:mod:`staleness_lab.workflows.sim`) owns virtual time and PLAN; :class:`SparkRows`
-is its :class:`~staleness_lab.workflows.block_rows.BlockRows` for this mode:
+is its :class:`~staleness_lab.workflows.block_rows.BlockRows` for this mode, handed to the loop
+by its caller (:func:`spark_rows`: the CLI's ``workflow run --mode spark``, the Olston
+experiment's spark runs), so the loop itself imports no Spark:
 
 * an input arrival is written by pyarrow (a feed landing as a file; no Spark job) and committed;
 * an invocation runs the :class:`~staleness_lab.workflows.execute.Executor` on
@@ -41,11 +43,14 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
+from staleness_lab.spark.session import get_spark
 from staleness_lab.spark.workflows import rows as spark_algebra
 from staleness_lab.workflows.block_rows import Compute
 from staleness_lab.workflows.block_store import BlockStore, block_id
 from staleness_lab.workflows.blocks import DELTA, Block, Invocation
+from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.rows import SIGN
+from staleness_lab.workflows.sim import RunConfig, block_store
 
 #: pyarrow types of the pandas dtypes a block's frame carries (object columns are strings).
 ARROW_TYPES = {"object": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(),
@@ -164,3 +169,10 @@ class SparkRows:
         row = frame.agg(F.count(F.lit(1)).alias("rows"),
                         F.sum(F.when(F.col(SIGN) < 0, 1).otherwise(0)).alias("deletes")).first()
         return int(row["rows"]), int(row["deletes"] or 0)
+
+
+def spark_rows(workflow: Workflow, config: RunConfig, horizon: float) -> SparkRows:
+    """The spark mode's rows for one run (a :data:`staleness_lab.workflows.sim.MakeRows`): the
+    process's Spark session (:func:`~staleness_lab.spark.session.get_spark`) and the run's block
+    store (:func:`staleness_lab.workflows.sim.block_store`), opened (a rerun resumes it)."""
+    return SparkRows(get_spark(), block_store(workflow, config, horizon))
