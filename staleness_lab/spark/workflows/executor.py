@@ -9,7 +9,7 @@ experiment's spark runs), so the loop itself imports no Spark:
 
 * an input arrival is written by pyarrow (a feed landing as a file; no Spark job) and committed;
 * an invocation runs the :class:`~staleness_lab.workflows.execute.Executor` on
-  :mod:`staleness_lab.spark.workflows.rows` (the Spark twin of the pandas algebra) over frames
+  :data:`staleness_lab.spark.workflows.rows.SPARK` (the Spark twin of the pandas algebra) over frames
   read from committed blocks; each output is written by Spark (one part file) into the store's
   hidden temporary directory and committed, then read back from its final directory, so no
   frame's lineage reaches past a committed block;
@@ -44,7 +44,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
 from staleness_lab.spark.session import get_spark
-from staleness_lab.spark.workflows import rows as spark_algebra
+from staleness_lab.spark.workflows.rows import SPARK, SPARK_TYPES, from_pandas
 from staleness_lab.workflows.block_rows import Compute
 from staleness_lab.workflows.block_store import BlockStore, block_id
 from staleness_lab.workflows.blocks import DELTA, Block, Invocation
@@ -67,7 +67,7 @@ def arrow_table(frame: pd.DataFrame) -> pa.Table:
 class SparkRows:
     """The rows of the ``spark`` mode's blocks (module docstring)."""
 
-    algebra = spark_algebra
+    algebra = SPARK
 
     def __init__(self, spark: SparkSession, store: BlockStore) -> None:
         self.spark = spark
@@ -86,7 +86,7 @@ class SparkRows:
         manifest = self.store.manifest(block.channel, bid)
         if manifest is None:
             table = arrow_table(frame)
-            schema = StructType([StructField(str(c), spark_algebra.SPARK_TYPES[str(t)], True)
+            schema = StructType([StructField(str(c), SPARK_TYPES[str(t)], True)
                                  for c, t in frame.dtypes.items()])
 
             def write(directory: Path) -> None:
@@ -132,7 +132,7 @@ class SparkRows:
         return tuple(made), tuple(frames)
 
     def from_pandas(self, frame: pd.DataFrame) -> DataFrame:
-        return spark_algebra.from_pandas(self.spark, frame)
+        return from_pandas(self.spark, frame)
 
     def to_pandas(self, frame: DataFrame) -> pd.DataFrame:
         return frame.toPandas()
