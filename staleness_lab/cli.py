@@ -558,7 +558,12 @@ def _workflow_run(args: argparse.Namespace) -> int:
     if args.trace_out is not None:
         check_trace_dir(args.trace_out, "--trace-out", tuple(f"{name}.parquet" for name in TRACE_FRAMES))
     workflow = load_workflow(args.file)
-    result = run(workflow, config)
+    rows = None
+    if config.mode == "spark":
+        from staleness_lab.spark.workflows.executor import spark_rows
+
+        rows = spark_rows
+    result = run(workflow, config, rows)
     summary = result.summary
     if args.trace_out is not None:
         meta = {b"staleness_lab.workflow_sha256": summary["workflow_sha256"].encode(),

@@ -9,6 +9,9 @@
   allowed exception is :data:`SWEEPS_LAZY_IMPORTS`: ``registry._register_papers`` imports the
   papers on the first lookup (``get_experiment``/``list_experiments``), so the registry knows
   every experiment wherever the lookup happens (the CLI, a notebook, a Spark executor).
+* Nothing under ``staleness_lab/workflows/`` (Olston's model and its run loop) imports
+  ``staleness_lab.spark``, at any depth: the loop's caller hands it the spark mode's rows
+  (:data:`staleness_lab.workflows.sim.MakeRows`).
 
 Imports are read with :mod:`ast` (``import``, ``from ... import``, relative imports resolved, and
 ``importlib.import_module("...")`` / ``__import__("...")`` with a literal name).
@@ -36,6 +39,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "staleness_lab"
 FORBIDDEN = "staleness_lab.experiments"
+#: What Olston's model and run loop (``workflows/``) never import.
+SPARK = "staleness_lab.spark"
 
 #: Function-level imports of the papers allowed under ``sweeps/``: (file, function).
 SWEEPS_LAZY_IMPORTS = {("registry.py", "_register_papers")}
@@ -117,6 +122,13 @@ def test_spark_never_imports_experiments() -> None:
     found = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {module}"
              for path in _files("spark") for module, line, _ in _imports(path) if _is_forbidden(module)]
     assert not found, "staleness_lab/spark must not import staleness_lab.experiments:\n" + "\n".join(found)
+
+
+def test_workflows_never_import_spark() -> None:
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {module}"
+             for path in _files("workflows") for module, line, _ in _imports(path)
+             if module == SPARK or module.startswith(SPARK + ".")]
+    assert not found, "staleness_lab/workflows must not import staleness_lab.spark:\n" + "\n".join(found)
 
 
 def test_sweeps_imports_experiments_only_lazily_where_documented() -> None:

@@ -17,7 +17,7 @@ arrives k - 1 s after the first; generated once, then reused). Experiments:
   part 1's cost models.
 * ``intermittent-spark-split`` (Fig. 4): the P parts as k equal batches, batches and merge timed.
 * ``intermittent-spark-streaming`` (Fig. 5, Table 2, the multi-query runs): the query on
-  Structured Streaming at one trigger (:mod:`staleness_lab.spark.streaming`), with its status,
+  Structured Streaming at one trigger (:mod:`staleness_lab.spark.intermittent.streaming`), with its status,
   cost and whether its result equals the batch result.
 
 Part 1's schemes executed with these measured costs (hybrid mode, Figs. 6-7) are in
@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.spark.streaming import TRIGGERS
+from staleness_lab.spark.intermittent.streaming import TRIGGERS
 from staleness_lab.sweeps.registry import Param, check_choice, experiment
 
 #: Fig. 4's batch counts (4500 files as 1, 2, ..., 60 equal batches).
@@ -202,7 +202,7 @@ def streaming(query: str, trigger: str, scale: float, parts: int) -> pd.DataFram
     """Fig. 5 / Table 2: ``query`` on Structured Streaming over the same parts at ``trigger``:
     status (ok / unsupported / failed, with Spark's first line), Σ trigger execution seconds,
     micro-batches and whether the result equals the batch result."""
-    from staleness_lab.spark.streaming import stream_rows
+    from staleness_lab.spark.intermittent.streaming import stream_rows
 
     frame = stream_rows([query], tpch_data(scale, parts), [trigger])
     return frame.drop(columns=["query", "trigger"]).astype({"files_per_trigger": "float64",

@@ -292,6 +292,7 @@ def spark_runs(profile: str, *, seed: int = 1, progress: bool = False) -> pd.Dat
 
     from tqdm.auto import tqdm
 
+    from staleness_lab.spark.workflows.executor import spark_rows
     from staleness_lab.workflows.block_store import manifest_paths, run_dirs
     from staleness_lab.workflows.rows import bag_difference
 
@@ -303,7 +304,7 @@ def spark_runs(profile: str, *, seed: int = 1, progress: bool = False) -> pd.Dat
         memory = run(wf, RunConfig(mode="memory", horizon=hours, seed=seed))
         with tempfile.TemporaryDirectory(prefix="olston-store-") as store:
             started = time.perf_counter()
-            spark = run(wf, RunConfig(mode="spark", horizon=hours, seed=seed, store=Path(store)))
+            spark = run(wf, RunConfig(mode="spark", horizon=hours, seed=seed, store=Path(store)), spark_rows)
             wall = time.perf_counter() - started
             manifests = [json.loads(p.read_text()) for run_dir in run_dirs(Path(store)) for p in manifest_paths(run_dir)]
         measured = pd.Series([m["measured_s"] for m in manifests if m["op"] not in ("input",) and not m.get("chain")],

@@ -3,4 +3,4 @@ operators and their batch/incremental/asynchronous variants, and the cost-based 
 (Algorithm 1) with its baselines. Its own small model and loop, not ``sim/engine.py``: a
 decision here is a shortest path over blocks with set-valued provenance on an elastic pool
 (``../ARCHITECTURE``: problems of another shape keep their own model). No pyspark here; the
-Spark executor lives in ``staleness_lab.spark.workflow_executor``."""
+Spark executor lives in ``staleness_lab.spark.workflows.executor``."""

@@ -4,7 +4,7 @@
 :class:`BlockRows` is what :mod:`.sim` asks of a mode: the frames of input arrivals, the frames
 an invocation makes (sized by the rows they actually hold), and pandas copies of output rows.
 :class:`MemoryRows` keeps pandas frames in the process;
-:class:`staleness_lab.spark.workflow_executor.SparkRows` commits every block to the Parquet
+:class:`staleness_lab.spark.workflows.executor.SparkRows` commits every block to the Parquet
 block store and hands back frames read from it. Both run the same
 :class:`~staleness_lab.workflows.execute.Executor` on their algebra, so the two modes make the
 same decisions (Spark seconds are recorded, never fed back: digest correction 8).
@@ -13,14 +13,14 @@ same decisions (Spark seconds are recorded, never fed back: digest correction 8)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from types import ModuleType
 from typing import Any, Protocol
 
 import pandas as pd
 
-from staleness_lab.workflows import pandas_rows
+from staleness_lab.workflows.algebra import Algebra
 from staleness_lab.workflows.blocks import Block, Invocation
 from staleness_lab.workflows.execute import Frame, frame_rows
+from staleness_lab.workflows.pandas_rows import PANDAS
 
 #: Runs an invocation on its inputs' frames, one frame per output (lazy for Spark).
 Compute = Callable[[], Sequence[Frame]]
@@ -29,7 +29,7 @@ Compute = Callable[[], Sequence[Frame]]
 class BlockRows(Protocol):
     """The rows of a data mode's blocks (module docstring)."""
 
-    algebra: ModuleType
+    algebra: Algebra
 
     def arrival(self, block: Block, frame: pd.DataFrame, at: float) -> Frame:
         """Keep an input arrival's rows (a delta or a delivered base) made at ``at``."""
@@ -51,7 +51,7 @@ class BlockRows(Protocol):
 class MemoryRows:
     """The ``memory`` mode: pandas frames in the process."""
 
-    algebra = pandas_rows
+    algebra = PANDAS
 
     def arrival(self, block: Block, frame: pd.DataFrame, at: float) -> pd.DataFrame:
         return frame

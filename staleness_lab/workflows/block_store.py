@@ -1,7 +1,7 @@
 """The block store of the ``spark`` mode: one run's blocks as Parquet directories with atomically
 committed manifests (digest §8 "Layout", "Commit", "Manifest" [D]; the issue's "Spark store and
 commit"). No pyspark here: whoever writes a block's data passes a function that fills a
-directory (Spark in :mod:`staleness_lab.spark.workflow_executor`, pyarrow for input arrivals),
+directory (Spark in :mod:`staleness_lab.spark.workflows.executor`, pyarrow for input arrivals),
 and ``workflow verify`` reads only manifests and Parquet footers.
 
 **Layout.** A run lives in ``<store>/<workflow>/<scenario>-<scheduler>-s<seed>/``: ``run.json``

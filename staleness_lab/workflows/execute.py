@@ -2,11 +2,11 @@
 the run loop; digest §2 "Signatures", §8 "Rows" and "Converters").
 
 :class:`Executor` maps one :class:`~staleness_lab.workflows.blocks.Invocation` and the frames of
-its input blocks (in the invocation's order) to one frame per output block, with a row algebra:
-:mod:`.pandas_rows` (the ``memory`` mode: :mod:`.rows` for bases and strong deltas with
-``_sign``, :mod:`.weak` for increments with ``_inc`` and upserts with ``_seq`` and ``_tomb``) or
-its Spark twin :mod:`staleness_lab.spark.workflow_rows` (the ``spark`` mode), same names, same
-rows:
+its input blocks (in the invocation's order) to one frame per output block, with a row algebra
+(:class:`~.algebra.Algebra`): :data:`.pandas_rows.PANDAS` (the ``memory`` mode: :mod:`.rows` for
+bases and strong deltas with ``_sign``, :mod:`.weak` for increments with ``_inc`` and upserts with
+``_seq`` and ``_tomb``) or its Spark twin :data:`staleness_lab.spark.workflows.rows.SPARK` (the
+``spark`` mode), same operators, same rows:
 
 * converters ``<channel>.convert``: ``delta->B`` (:func:`.rows.apply_delta`; the relaxed rule
   of correction 3 applies a delta to a base of another provenance, deletions of absent rows
@@ -19,13 +19,13 @@ rows:
   to the first output); writing an upsert (a channel declaring ``delta_kind: upsert``), the
   fn's rows on the delta become their keys' records at ``_seq`` = the block's target time in
   milliseconds (:func:`upsert_seq`: later deltas of a chain write later records);
-* join on ``on``: batch, asynchronous left / right (:func:`.rows.join_delta_base`),
-  synchronous incremental (:func:`.rows.sync_incremental_join`, inputs in the order
+* join on ``on``: batch, asynchronous left / right (:meth:`~.algebra.Algebra.join_delta_base`),
+  synchronous incremental (:meth:`~.algebra.Algebra.sync_incremental_join`, inputs in the order
   ``L_old, ΔL, R_old, ΔR`` with an absent chain left out);
 * union: batch and incremental bag unions; asynchronous: the delta alone;
 * count on ``key``: batch (key, n), incremental the increment per key;
 * distinct on ``key``: batch, and incremental over the operator's internal count per key
-  (:func:`.weak.distinct_delta`) [D]: the executor keeps that count at each provenance it
+  (:meth:`~.algebra.Algebra.distinct_delta`) [D]: the executor keeps that count at each provenance it
   reaches; a delta from a provenance it has not reached counts the input's base there
   (``base_of``);
 * opaque (crawl selectors): the function of one base per input and ``now``.
@@ -34,21 +34,19 @@ rows:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from types import ModuleType
-from typing import Any
 
 import pandas as pd
 
-from staleness_lab.workflows import pandas_rows, rows
+from staleness_lab.workflows import rows
+from staleness_lab.workflows.algebra import Algebra, Frame
 from staleness_lab.workflows.blocks import BASE, DELTA, Invocation
 from staleness_lab.workflows.elements import Operator
 from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.pandas_rows import PANDAS
 from staleness_lab.workflows.provenance import Provenance, hi
 
 #: The count widget's count column (its output's schema is (key, n)).
 COUNT = "n"
-#: A frame of the algebra in use (pandas or Spark).
-Frame = Any
 #: A base of ``channel`` at a provenance, or None where none can be had.
 BaseOf = Callable[[str, Provenance], Frame | None]
 
@@ -56,7 +54,7 @@ BaseOf = Callable[[str, Provenance], Frame | None]
 class Executor:
     """Runs invocations of one workflow on the frames of ``algebra`` (module docstring)."""
 
-    def __init__(self, workflow: Workflow, base_of: BaseOf, algebra: ModuleType = pandas_rows) -> None:
+    def __init__(self, workflow: Workflow, base_of: BaseOf, algebra: Algebra = PANDAS) -> None:
         self.operators = {op.name: op for op in workflow.operators}
         keys = {ch.name: ch.key for ch in workflow.channels}
         # a derived channel's weak kind comes with its producer's key (count: the counted key)

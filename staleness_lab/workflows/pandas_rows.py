@@ -1,11 +1,13 @@
-"""The pandas row algebra as one namespace: what :class:`~staleness_lab.workflows.execute.Executor`
-calls in the ``memory`` mode (digest §8 "Rows", "Converters"). The Spark twin,
-:mod:`staleness_lab.spark.workflow_rows`, has the same names and gives the same rows.
+"""The pandas row algebra: what :class:`~staleness_lab.workflows.execute.Executor` calls in the
+``memory`` mode (digest §8 "Rows", "Converters"). The Spark twin,
+:data:`staleness_lab.spark.workflows.rows.SPARK`, gives the same rows.
 
-The bases and strong deltas come from :mod:`.rows`, the weak kinds and count/distinct from
-:mod:`.weak`; :func:`stateless` and :func:`opaque` apply a registered ``fn``
-(:mod:`.functions`), and :func:`keep` settles an operator's internal state between invocations
-(nothing to do for pandas frames).
+:class:`PandasAlgebra` binds the pandas primitives of :class:`~.algebra.Algebra`: bases and
+strong deltas from :mod:`.rows`, the weak kinds and count/distinct from :mod:`.weak`;
+:func:`stateless` and :func:`opaque` apply a registered ``fn`` (:mod:`.functions`), and
+:func:`keep` settles an operator's internal state between invocations (nothing to do for pandas
+frames). The composites (joins, upsert and increment converters, incremental distinct) are
+:class:`~.algebra.Algebra`'s, shared with Spark.
 """
 
 from __future__ import annotations
@@ -14,35 +16,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from staleness_lab.workflows import rows, weak
+from staleness_lab.workflows.algebra import Algebra
 from staleness_lab.workflows.registry import FUNCTIONS
-from staleness_lab.workflows.rows import (
-    apply_delta,
-    chain,
-    delta_between,
-    join,
-    join_delta_base,
-    sync_incremental_join,
-    union,
-)
-from staleness_lab.workflows.weak import (
-    apply_increment,
-    apply_upsert,
-    chain_increments,
-    chain_upserts,
-    count,
-    count_delta,
-    distinct,
-    distinct_delta,
-    increment_to_delta,
-    records_to_upsert,
-    upsert_to_delta,
-)
-
-__all__ = [
-    "apply_delta", "apply_increment", "apply_upsert", "chain", "chain_increments", "chain_upserts", "count",
-    "count_delta", "delta_between", "distinct", "distinct_delta", "increment_to_delta", "join", "join_delta_base",
-    "keep", "opaque", "records_to_upsert", "stateless", "sync_incremental_join", "union", "upsert_to_delta",
-]
 
 
 def stateless(fn: str, frame: pd.DataFrame, *, split: bool, outputs: int) -> tuple[pd.DataFrame, ...]:
@@ -64,3 +40,33 @@ def opaque(fn: str, frames: Sequence[pd.DataFrame], now: float) -> pd.DataFrame:
 def keep(frame: pd.DataFrame) -> pd.DataFrame:
     """An operator's internal state as kept between invocations: the frame itself."""
     return frame
+
+
+class PandasAlgebra(Algebra):
+    """The row algebra on pandas frames (module docstring)."""
+
+    apply_delta = staticmethod(rows.apply_delta)
+    delta_between = staticmethod(rows.delta_between)
+    chain = staticmethod(rows.chain)
+    union = staticmethod(rows.union)
+    signed = staticmethod(rows.signed)
+    check_delta = staticmethod(rows.check_delta)
+    merge = staticmethod(rows.merge)
+    select = staticmethod(rows.select)
+    key_in = staticmethod(weak.key_in)
+    chain_upserts = staticmethod(weak.chain_upserts)
+    records_to_upsert = staticmethod(weak.records_to_upsert)
+    live = staticmethod(weak.live)
+    sort_rows = staticmethod(weak.sort_rows)
+    chain_increments = staticmethod(weak.chain_increments)
+    apply_increment = staticmethod(weak.apply_increment)
+    count = staticmethod(weak.count)
+    count_delta = staticmethod(weak.count_delta)
+    distinct = staticmethod(weak.distinct)
+    stateless = staticmethod(stateless)
+    opaque = staticmethod(opaque)
+    keep = staticmethod(keep)
+
+
+#: The pandas algebra (the ``memory`` mode's; the executor's default).
+PANDAS = PandasAlgebra()

@@ -9,6 +9,12 @@ Every signed-bag operation is one group-by over the signed rows (digest §8 "Con
 ``groupBy(cols).sum(_sign)`` then repeat each row by its count), so results come out in the
 group-by's sorted row order. The weak delta kinds (upsert, increment) and the count/distinct
 operators are in :mod:`staleness_lab.workflows.weak`.
+
+These are the pandas primitives of the row algebra; the operators built from primitives (the
+batch, asynchronous and synchronous incremental joins among them) are written once for pandas
+and Spark in :class:`staleness_lab.workflows.algebra.Algebra`, and
+:data:`staleness_lab.workflows.pandas_rows.PANDAS` binds them to these. ``check_plain`` and
+``check_delta_columns`` read only column names, so the Spark twin shares them.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import math
 import numbers
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -104,16 +111,24 @@ def bag_equal(a: pd.DataFrame, b: pd.DataFrame, *, rel: float = 1e-12) -> bool:
 
 # ---------------------------------------------------------------- signed bags
 
-def _check_plain(df: pd.DataFrame, what: str) -> None:
+def check_plain(df: Any, what: str) -> None:
+    """``ValueError`` if ``df`` (pandas or Spark) has a ``_sign`` column: a base has none."""
     if SIGN in df.columns:
         raise ValueError(f"{what}: a base has no {SIGN} column")
 
 
-def _check_delta(delta: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+def check_delta_columns(delta: Any, columns: Sequence[str], what: str) -> None:
+    """``ValueError`` unless ``delta`` (pandas or Spark) has ``_sign`` and the data columns
+    ``columns`` (in any order)."""
     if SIGN not in delta.columns:
         raise ValueError(f"{what}: a strong delta needs a {SIGN} column")
     if set(data_columns(delta)) != set(columns):
         raise ValueError(f"{what}: delta columns {data_columns(delta)} != {list(columns)}")
+
+
+def check_delta(delta: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    """:func:`check_delta_columns`, and every ``_sign`` is +1 or -1."""
+    check_delta_columns(delta, columns, what)
     if not delta[SIGN].isin([1, -1]).all():
         raise ValueError(f"{what}: {SIGN} must be +1 or -1, got {sorted(set(delta[SIGN]))}")
 
@@ -161,7 +176,7 @@ def signed(df: pd.DataFrame, sign: int) -> pd.DataFrame:
     """The plain rows of ``df`` as a strong delta of inserts (+1) or deletes (-1) (§8 "Rows")."""
     if sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1, got {sign}")
-    _check_plain(df, "signed")
+    check_plain(df, "signed")
     return df.assign(**{SIGN: np.full(len(df), sign, dtype=SIGN_DTYPE)})
 
 
@@ -171,9 +186,9 @@ def apply_delta(base: pd.DataFrame, delta: pd.DataFrame, *, strict: bool = True)
     count(row) = base count + Σ signs. A negative count (a deletion of an absent row) raises
     ``ValueError`` naming the row when ``strict`` (digest §1 "Encodings"), else it is clamped
     at 0. Plain rows, repeated by count, sorted by the columns."""
-    _check_plain(base, "apply_delta")
+    check_plain(base, "apply_delta")
     columns = list(base.columns)
-    _check_delta(delta, columns, "apply_delta")
+    check_delta(delta, columns, "apply_delta")
     counts = _net_counts([signed(base, 1), delta], columns)
     negative = counts[counts < 0]
     if strict and len(negative):
@@ -184,8 +199,8 @@ def apply_delta(base: pd.DataFrame, delta: pd.DataFrame, *, strict: bool = True)
 def delta_between(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     """``c^{BΔ}``: the minimal strong delta turning ``old`` into ``new`` (§1 "Converters" [P];
     §8: the group-by over old(-1) ∪ new(+1), zeros dropped, ±1 rows) [D]."""
-    _check_plain(old, "delta_between")
-    _check_plain(new, "delta_between")
+    check_plain(old, "delta_between")
+    check_plain(new, "delta_between")
     columns = list(old.columns)
     if set(new.columns) != set(columns):
         raise ValueError(f"delta_between: columns {list(new.columns)} != {columns}")
@@ -201,7 +216,7 @@ def chain(deltas: Iterable[pd.DataFrame], *, cancel: bool = True) -> pd.DataFram
         raise ValueError("chain: no deltas (the columns are unknown)")
     columns = data_columns(deltas[0])
     for delta in deltas:
-        _check_delta(delta, columns, "chain")
+        check_delta(delta, columns, "chain")
     if cancel:
         return _expand(_net_counts(deltas, columns), deltas[0], sign=True)
     return _concat(deltas, deltas[0][columns + [SIGN]])
@@ -217,50 +232,18 @@ def union(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     return _concat([a, b], a)
 
 
-def _merge(left: pd.DataFrame, right: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def merge(left: pd.DataFrame, right: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Inner join on ``keys`` (``pd.merge``: null keys match): left columns, then right's non-key
+    columns; a non-key column on both sides raises."""
     overlap = (set(left.columns) & set(right.columns)) - set(keys)
     if overlap:
         raise ValueError(f"join: non-key columns on both sides: {sorted(overlap)}")
     return pd.merge(left, right, on=keys, how="inner", sort=False)
 
 
-def join(left: pd.DataFrame, right: pd.DataFrame, on: Key) -> pd.DataFrame:
-    """Batch (sync) join ``L ⋈ R`` of two bases: left columns, then right's non-key columns;
-    bag semantics multiply counts (§2 table "join batch" [P])."""
-    _check_plain(left, "join")
-    _check_plain(right, "join")
-    return _merge(left, right, keys_of(on))
-
-
-def join_delta_base(delta: pd.DataFrame, base: pd.DataFrame, on: Key, *,
-                    side: str = "left") -> pd.DataFrame:
-    """``ΔL ⋈ B`` (``side="left"``: the delta is the left input) or ``B ⋈ ΔR``
-    (``side="right"``), each row signed as its delta row (§2 table "join async left/right" [P]).
-    Columns as in :func:`join` with left-then-right inputs, then ``_sign``."""
-    if side not in ("left", "right"):
-        raise ValueError(f"join_delta_base: side must be 'left' or 'right', got {side!r}")
-    _check_delta(delta, data_columns(delta), "join_delta_base")
-    _check_plain(base, "join_delta_base")
-    left, right = (delta, base) if side == "left" else (base, delta)
-    out = _merge(left, right, keys_of(on))
-    return out[data_columns(out) + [SIGN]]
-
-
-def sync_incremental_join(l_old: pd.DataFrame, dl: pd.DataFrame | None, r_old: pd.DataFrame,
-                          dr: pd.DataFrame | None, on: Key) -> pd.DataFrame:
-    """Synchronous incremental join ``ΔL ⋈ R_new + L_old ⋈ ΔR``, ``R_new = R_old + ΔR`` (§2
-    table "join incr (sync)" [P]; Gupta & Mumick). ``L_new ⋈ R_new - L_old ⋈ R_old`` exactly,
-    possibly with ±r pairs (compact with :func:`chain`). A side with no chain is None; not
-    both (digest §2 [D])."""
-    if dl is None and dr is None:
-        raise ValueError("sync_incremental_join: both input chains are empty")
-    parts = []
-    if dl is not None:
-        r_new = r_old if dr is None else apply_delta(r_old, dr)
-        parts.append(join_delta_base(dl, r_new, on, side="left"))
-    if dr is not None:
-        parts.append(join_delta_base(dr, l_old, on, side="right"))
-    return parts[0] if len(parts) == 1 else union(*parts)
+def select(df: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The columns ``columns`` of ``df``, in that order."""
+    return df[list(columns)]
 
 
 def map_rows(df: pd.DataFrame, fn: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:

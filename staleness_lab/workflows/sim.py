@@ -56,6 +56,12 @@ parts and moves no data). Every later call would have seen the same chains: the 
 only to targets of blocks in the store, never to a point inside a chain. Without this the
 store, and each call, grows with every arrival until a base is rebuilt.
 
+**Modes.** ``sizes`` tracks row counts only; ``memory`` and ``spark`` run every invocation on
+rows through one seam (:class:`~staleness_lab.workflows.block_rows.BlockRows`) and one
+:class:`~staleness_lab.workflows.execute.Executor`, so they decide alike. The memory mode's
+rows are pandas frames in the process; the spark mode's (Spark frames over a Parquet block
+store) are handed in by the loop's caller (:data:`MakeRows`): this loop imports no Spark.
+
 **Scheduler time** is the process's CPU time in the scheduler calls (``time.process_time``), not
 wall time: other work on the machine (a parallel sweep, a test run) neither inflates it nor
 trips the budget. A run whose scheduler time passes ``max_scheduler_s`` stops with status
@@ -68,7 +74,7 @@ import math
 import time
 import zlib
 from collections import ChainMap, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,6 +140,13 @@ class RunConfig:
             raise InputError("parallelism", f"must be > 0, got {self.parallelism!r}")
 
 
+#: Makes the rows of a data mode's blocks for one run (workflow, config, horizon in hours),
+#: called once the loop has read the run's inputs and scheduler. The spark mode's come from the
+#: loop's caller (:func:`staleness_lab.spark.workflows.executor.spark_rows`): nothing under
+#: ``workflows/`` imports Spark.
+MakeRows = Callable[[Workflow, RunConfig, float], BlockRows]
+
+
 @dataclass(frozen=True)
 class OutputBound:
     """One of the workflow's own output bounds, as episodes are counted."""
@@ -184,13 +197,14 @@ class _Running:
     rows: tuple[Frame, ...] = ()  # their rows (data modes)
 
 
-def run(workflow: Workflow, config: RunConfig = RunConfig()) -> RunResult:
-    """Run ``workflow`` under ``config`` (module docstring)."""
-    return _Loop(workflow, config).run()
+def run(workflow: Workflow, config: RunConfig = RunConfig(), rows: MakeRows | None = None) -> RunResult:
+    """Run ``workflow`` under ``config`` (module docstring); ``rows`` makes the rows of a data
+    mode's blocks (required by the spark mode: :func:`staleness_lab.spark.workflows.executor.spark_rows`)."""
+    return _Loop(workflow, config, rows).run()
 
 
 class _Loop:
-    def __init__(self, workflow: Workflow, config: RunConfig) -> None:
+    def __init__(self, workflow: Workflow, config: RunConfig, rows: MakeRows | None = None) -> None:
         self.workflow = workflow
         self.config = config
         self.horizon = config.horizon if config.horizon is not None else workflow.horizon
@@ -223,8 +237,7 @@ class _Loop:
         # the data modes: the rows of every block in the store, and of each output's head
         data_mode = config.mode != "sizes"
         self.frames = InputFrames(workflow, config.seed, self.horizon, self.inputs) if data_mode else None
-        self.blocks: BlockRows | None = (MemoryRows() if config.mode == "memory" else
-                                         _spark_rows(workflow, config, self.horizon) if data_mode else None)
+        self.blocks = _block_rows(workflow, config, self.horizon, rows)
         self.executor = Executor(workflow, self._base_of, self.blocks.algebra) if self.blocks is not None else None
         self.data: dict[Block, Frame] = {}
         self.outputs: dict[str, pd.DataFrame] = {}
@@ -586,19 +599,34 @@ class _Loop:
         }
 
 
-def _spark_rows(workflow: Workflow, config: RunConfig, horizon: float) -> BlockRows:
-    """The spark mode's rows: the process's Spark session and this run's block store
-    (imported here: nothing else of this module needs pyspark)."""
+def block_store(workflow: Workflow, config: RunConfig, horizon: float) -> BlockStore:
+    """The block store of one spark-mode run: under ``config.store`` (None: ``data/warehouse``),
+    its ``run.json`` recording what makes the run (workflow and its digest, seed, scenario,
+    scheduler, horizon, options, pool, version), so a rerun resumes it and another run refuses
+    it (:mod:`.block_store`)."""
     from staleness_lab import __version__
-    from staleness_lab.spark import get_spark
-    from staleness_lab.spark.workflow_executor import SparkRows
 
     run = {"workflow": workflow.name, "workflow_sha256": workflow.sha256(), "seed": config.seed,
            "scenario": config.scenario, "scheduler": config.scheduler, "horizon_h": horizon,
            "options": asdict(config.options), "parallelism": config.parallelism, "version": __version__}
-    store = BlockStore(config.store or default_store(), workflow.name,
-                       f"{config.scenario}-{config.scheduler}-s{config.seed}", run)
-    return SparkRows(get_spark(), store)
+    return BlockStore(config.store or default_store(), workflow.name,
+                      f"{config.scenario}-{config.scheduler}-s{config.seed}", run)
+
+
+def _block_rows(workflow: Workflow, config: RunConfig, horizon: float, rows: MakeRows | None) -> BlockRows | None:
+    """A data mode's rows: ``rows`` made for this run, else the memory mode's own; the sizes
+    mode keeps none. The spark mode's come from the caller (this package does not import
+    Spark)."""
+    if config.mode == "sizes":
+        if rows is not None:
+            raise ValueError("the sizes mode keeps no rows: pass rows only with mode memory or spark")
+        return None
+    if rows is not None:
+        return rows(workflow, config, horizon)
+    if config.mode == "memory":
+        return MemoryRows()
+    raise ValueError("the spark mode's rows come from its caller: "
+                     "pass rows=staleness_lab.spark.workflows.executor.spark_rows")
 
 
 def _stream(seed: int, name: str) -> np.random.Generator:

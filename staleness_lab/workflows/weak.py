@@ -9,6 +9,10 @@ Representation [D] (digest §8; the Spark executor matches it):
   one row per key;
 * increment: key columns + ``_inc``; applied to a counts base (key columns + a count column,
   ``n`` by default) it creates an absent key and retires a key whose count reaches 0.
+
+These are pandas primitives; the converters and operators built from them (``apply_upsert``,
+``upsert_to_delta``, ``increment_to_delta``, ``distinct_delta``) are written once for pandas and
+Spark in :class:`staleness_lab.workflows.algebra.Algebra`.
 """
 
 from __future__ import annotations
@@ -25,8 +29,6 @@ from staleness_lab.workflows.rows import (
     chain,
     data_columns,
     keys_of,
-    signed,
-    union,
 )
 
 #: Upsert sequence number (a larger one is newer).
@@ -44,7 +46,16 @@ def _key_in(df: pd.DataFrame, keys: list[str], other: pd.DataFrame) -> np.ndarra
     return pd.MultiIndex.from_frame(df[keys]).isin(pd.MultiIndex.from_frame(other[keys]))
 
 
-def _sorted(df: pd.DataFrame) -> pd.DataFrame:
+def key_in(df: pd.DataFrame, keys: list[str], other: pd.DataFrame, *, keep: bool) -> pd.DataFrame:
+    """The rows of ``df`` whose key is (``keep``) or is not among ``other``'s keys: a semi or
+    anti join by :func:`_key_in`'s mask, index labels kept."""
+    mask = _key_in(df, keys, other)
+    return df[mask if keep else ~mask]
+
+
+def sort_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``df`` sorted by every column (stable), index reset: the order results come
+    out in."""
     return df.sort_values(list(df.columns), kind="stable", ignore_index=True)
 
 
@@ -70,7 +81,7 @@ def chain_upserts(upserts: Iterable[pd.DataFrame], key: Key) -> pd.DataFrame:
                              f"{versions.loc[repeated, keys + [SEQ]].drop_duplicates().to_dict('records')}")
     rows = _concat(upserts, upserts[0])
     newest = rows.groupby(keys, dropna=False, sort=False)[SEQ].transform("max")
-    return _sorted(rows[(rows[SEQ] == newest).to_numpy()])
+    return sort_rows(rows[(rows[SEQ] == newest).to_numpy()])
 
 
 def records_to_upsert(records: pd.DataFrame, seq: int) -> pd.DataFrame:
@@ -85,35 +96,9 @@ def records_to_upsert(records: pd.DataFrame, seq: int) -> pd.DataFrame:
     return records.assign(**{TOMB: False, SEQ: np.int64(seq)}).reset_index(drop=True)
 
 
-def _latest(base: pd.DataFrame, upsert: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    latest = chain_upserts([upsert], keys)
-    if set(latest.columns) - {SEQ, TOMB} != set(base.columns):
-        raise ValueError(f"upsert columns {list(latest.columns)} do not match {list(base.columns)}")
-    return latest
-
-
-def _records(latest: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+def live(latest: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """The non-tombstoned records of resolved upserts, as base rows."""
     return latest.loc[~latest[TOMB].astype(bool).to_numpy(), columns]
-
-
-def apply_upsert(base: pd.DataFrame, upsert: pd.DataFrame, key: Key) -> pd.DataFrame:
-    """``c^{δB}`` for upserts: drop the base rows of every upserted key (left anti join), add
-    the non-tombstoned records (§2.1 upserts [P]; §8 "Upsert c^{δB}" [D]). Sorted rows."""
-    keys = keys_of(key)
-    latest = _latest(base, upsert, keys)
-    kept = base[~_key_in(base, keys, latest)]
-    return _sorted(_concat([kept, _records(latest, list(base.columns))], base))
-
-
-def upsert_to_delta(base: pd.DataFrame, upsert: pd.DataFrame, key: Key) -> pd.DataFrame:
-    """``c^{δΔ}`` for upserts: -old row(s) of each upserted key, +its new record unless a
-    tombstone (§1 "Converters" [P]; §8 "join the δ keys to the old base and emit -old +new"
-    [D]). An unchanged record gives a lossless -r +r pair."""
-    keys = keys_of(key)
-    latest = _latest(base, upsert, keys)
-    old = base[_key_in(base, keys, latest)]
-    return union(signed(old, -1), signed(_records(latest, list(base.columns)), 1))
 
 
 def delta_to_upsert(delta: pd.DataFrame, key: Key, *, seq: int = 0) -> pd.DataFrame:
@@ -163,21 +148,11 @@ def apply_increment(counts: pd.DataFrame, inc: pd.DataFrame, key: Key,
     return rows.rename(columns={INC: count})[keys + [count]]
 
 
-def increment_to_delta(counts: pd.DataFrame, inc: pd.DataFrame, key: Key,
-                       count: str = "n") -> pd.DataFrame:
-    """``c^{δΔ}`` for increments: -(k, old) +(k, new) per incremented key; no -row for a
-    created key, no +row for a retired one (§1 "Converters" [P]; §8 [D])."""
-    keys = keys_of(key)
-    total = chain_increments([inc], keys)
-    old = counts[_key_in(counts, keys, total)]
-    new = apply_increment(old, total, keys, count)
-    return union(signed(old[keys + [count]], -1), signed(new, 1))
-
-
 def delta_to_increment(delta: pd.DataFrame, key: Key, count: str | None = None) -> pd.DataFrame:
     """``c^{Δδ}`` into increments: Σ sign per key, i.e. +1 per inserted row and -1 per deleted
     row; with ``count`` each row weighs its ``count`` column (a Δ of a counts base, the inverse
-    of :func:`increment_to_delta`) (§1 "Converters" [P]; [D])."""
+    of :meth:`~staleness_lab.workflows.algebra.Algebra.increment_to_delta`) (§1 "Converters"
+    [P]; [D])."""
     keys = keys_of(key)
     weight = delta[SIGN].astype("int64")
     if count is not None:
@@ -203,18 +178,3 @@ def distinct(base: pd.DataFrame, key: Key) -> pd.DataFrame:
     """Batch distinct of the key columns, sorted (§2 "Widgets": built on count [P])."""
     keys = keys_of(key)
     return base[keys].drop_duplicates().sort_values(keys, kind="stable", ignore_index=True)
-
-
-def distinct_delta(counts_old: pd.DataFrame, delta: pd.DataFrame, key: Key,
-                   count: str = "n") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Incremental distinct over an internal count per key (§2 "Widgets" [P]; [D]): +k when
-    the count goes 0 → >0, -k when it goes >0 → 0. Returns (Δ of keys, new internal counts)."""
-    keys = keys_of(key)
-    inc = count_delta(delta, keys)
-    before = counts_old[_key_in(counts_old, keys, inc)]
-    counts_new = apply_increment(counts_old, inc, keys, count)
-    after = counts_new[_key_in(counts_new, keys, inc)]
-    born = after.loc[~_key_in(after, keys, before), keys]
-    retired = before.loc[~_key_in(before, keys, after), keys]
-    return union(signed(retired, -1), signed(born, 1)), counts_new
-

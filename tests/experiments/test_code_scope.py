@@ -98,7 +98,7 @@ def relative(paths: frozenset[Path]) -> set[str]:
 
 def test_the_spark_experiments_do_not_depend_on_the_simulator_or_other_papers() -> None:
     spark_rows = relative(scope("staleness_lab.experiments.intermittent_spark"))
-    assert {"spark/intermittent/calibrate.py", "spark/streaming.py", "intermittent/tpch.py"} <= spark_rows
+    assert {"spark/intermittent/calibrate.py", "spark/intermittent/streaming.py", "intermittent/tpch.py"} <= spark_rows
     assert not {p for p in spark_rows if p.startswith(("sim/", "policies/", "workflows/", "theory/"))}
     assert "experiments/golab.py" not in spark_rows and "experiments/__init__.py" in spark_rows
 

@@ -104,7 +104,7 @@ def test_choices_are_what_the_code_knows() -> None:
     from staleness_lab.intermittent.dispatch import POLICIES
     from staleness_lab.optimize.staleness_optimum import MAX_UPDATES
     from staleness_lab.spark.intermittent.catalogue import CATALOGUE
-    from staleness_lab.spark.streaming import TRIGGERS
+    from staleness_lab.spark.intermittent.streaming import TRIGGERS
 
     def choices(exp: str, name: str) -> tuple[Any, ...]:
         return next(p.choices for p in get_experiment(exp).params if p.name == name)

@@ -13,6 +13,7 @@ import pandas as pd
 from staleness_lab.workflows import rows, weak
 from staleness_lab.workflows.input_frames import InputFrames
 from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.pandas_rows import PANDAS
 from staleness_lab.workflows.provenance import Layout, Provenance
 from staleness_lab.workflows.registry import FUNCTIONS
 
@@ -42,7 +43,7 @@ def batch_relation(workflow: Workflow, layouts: dict[str, Layout], frames: Input
         keep = FUNCTIONS[op.fn](parts[0]).to_numpy(dtype=bool)
         return parts[0][keep if op.outputs.index(channel) == 0 else ~keep].reset_index(drop=True)
     if op.widget == "join":
-        return rows.join(parts[0], parts[1], op.on)
+        return PANDAS.join(parts[0], parts[1], op.on)
     if op.widget == "union":
         return rows.union(parts[0], parts[1])
     if op.widget == "count":

@@ -1,5 +1,5 @@
 """The block store's commit protocol, resume rules and ``workflow verify``, with pyarrow writers
-(the spark mode's runs are in ``tests/spark/test_workflow_spark_mode.py``)."""
+(the spark mode's runs are in ``tests/spark/test_workflows_spark_mode.py``)."""
 
 from __future__ import annotations
 

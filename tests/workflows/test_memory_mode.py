@@ -16,6 +16,7 @@ from staleness_lab.workflows import weak
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
 from staleness_lab.workflows.execute import frame_rows
 from staleness_lab.workflows.load import load_workflow
+from staleness_lab.workflows.pandas_rows import PANDAS
 from staleness_lab.workflows.rows import bag_difference, chain, delta_between
 from staleness_lab.workflows.sim import SCHEDULERS, RunConfig, _Loop, run
 
@@ -49,7 +50,7 @@ def _check_block(loop: _Loop, b: Block, rows: pd.DataFrame) -> bool:
             diff = bag_difference(chain([rows]), delta_between(before, after))
         else:
             key = loop.executor.weak_keys[b.channel]  # type: ignore[union-attr]
-            apply = weak.apply_increment if b.kind == "increment" else weak.apply_upsert
+            apply = weak.apply_increment if b.kind == "increment" else PANDAS.apply_upsert
             diff = bag_difference(apply(before, rows, key), after)
     assert diff is None, f"{b.label()}: {diff:.600}"
     return True

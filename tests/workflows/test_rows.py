@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from staleness_lab.workflows.pandas_rows import PANDAS
 from staleness_lab.workflows.rows import (
     SIGN,
     apply_delta,
@@ -19,16 +20,12 @@ from staleness_lab.workflows.rows import (
     bag_equal,
     chain,
     delta_between,
-    join,
-    join_delta_base,
     map_rows,
     signed,
-    sync_incremental_join,
     union,
 )
 from staleness_lab.workflows.weak import (
     apply_increment,
-    apply_upsert,
     chain_increments,
     chain_upserts,
     count,
@@ -36,11 +33,13 @@ from staleness_lab.workflows.weak import (
     delta_to_increment,
     delta_to_upsert,
     distinct,
-    distinct_delta,
-    increment_to_delta,
     records_to_upsert,
-    upsert_to_delta,
 )
+
+# The operators composed of primitives, written once for pandas and Spark (workflows/algebra.py).
+join, join_delta_base, sync_incremental_join = PANDAS.join, PANDAS.join_delta_base, PANDAS.sync_incremental_join
+apply_upsert, upsert_to_delta = PANDAS.apply_upsert, PANDAS.upsert_to_delta
+increment_to_delta, distinct_delta = PANDAS.increment_to_delta, PANDAS.distinct_delta
 
 SETTINGS = settings(max_examples=100, deadline=None)
 

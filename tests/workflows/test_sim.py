@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.errors import InputError
+from staleness_lab.workflows.block_rows import MemoryRows
 from staleness_lab.workflows.context import EPSILON, SCENARIOS
 from staleness_lab.workflows.elements import InconsistencyBound
 from staleness_lab.workflows.inputs import input_arrivals
@@ -150,6 +152,26 @@ def test_options_parse_and_refuse() -> None:
         RunConfig(scheduler="best")
     with pytest.raises(InputError, match="--mode: must be one of sizes, memory, spark"):
         RunConfig(mode="pandas")
+
+
+def test_the_spark_modes_rows_come_from_the_caller() -> None:
+    """The loop imports no Spark: a spark run without rows, or a sizes run with rows, is refused
+    before any block is made; rows given to the memory mode replace its own."""
+    wf = load_workflow(DATA / "olston-example.yaml")
+    with pytest.raises(ValueError, match="rows come from its caller"):
+        run(wf, RunConfig(mode="spark", horizon=1.0))
+    with pytest.raises(ValueError, match="sizes mode keeps no rows"):
+        run(wf, RunConfig(horizon=1.0), lambda *_: MemoryRows())
+    made = []
+
+    def rows(workflow: Any, config: RunConfig, horizon: float) -> MemoryRows:
+        made.append((workflow.name, config.mode, horizon))
+        return MemoryRows()
+
+    result = run(wf, RunConfig(mode="memory", horizon=1.0, seed=2), rows)
+    assert made == [(wf.name, "memory", 1.0)]
+    own = run(wf, RunConfig(mode="memory", horizon=1.0, seed=2))
+    assert result.frames["invocations"].equals(own.frames["invocations"])
 
 
 def test_workflow_run_json_and_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

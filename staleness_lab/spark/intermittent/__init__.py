@@ -9,6 +9,8 @@ Part 1 (:mod:`staleness_lab.intermittent`) decides; this package executes:
   offline plans, :func:`dispatch` for the online schemes), measured durations fed back.
 * :mod:`.calibrate`: measured batch and aggregation costs fitted as part 1's cost models
   (paper Figs. 3-4), and the cost of k equal batches.
+* :mod:`.streaming`: the same queries on Spark Structured Streaming, the paper's baseline
+  (Fig. 5, Table 2).
 
 Nothing here schedules on its own, and importing it does not import pyspark.
 """

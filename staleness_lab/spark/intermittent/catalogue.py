@@ -19,7 +19,7 @@ loads each static table once, cached.
 * ``reference(data)``: the standard TPC-H text (Spark SQL, the usual validation substitution
   parameters) on all parts at once, a formulation independent of ``partial``/``final``. It is a
   :class:`SqlReference` (``sql`` text with ``{table}`` placeholders, ``tables``), so the same text
-  also runs on Structured Streaming (:mod:`staleness_lab.spark.streaming`).
+  also runs on Structured Streaming (:mod:`staleness_lab.spark.intermittent.streaming`).
 
 Stream markers: the texts of the stream-stream queries carry three SQL comments, ignored here,
 that mark where the streaming formulation adds what Spark needs for an aggregation after a
@@ -230,8 +230,8 @@ class TpchData:
 class SqlReference:
     """A query's reference formulation: Spark SQL text whose ``{table}`` placeholders name
     ``tables``. Called on a :class:`TpchData`, it binds every part of the streams and the cached
-    static tables (:func:`_sql`); :mod:`staleness_lab.spark.streaming` binds the same text to
-    streaming DataFrames instead."""
+    static tables (:func:`_sql`); :mod:`staleness_lab.spark.intermittent.streaming` binds the
+    same text to streaming DataFrames instead."""
 
     sql: str
     tables: tuple[str, ...]

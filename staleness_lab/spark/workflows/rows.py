@@ -1,16 +1,17 @@
 """The row algebra of bases, strong deltas, upserts and increments on Spark DataFrames: the
-Spark twins of :mod:`staleness_lab.workflows.rows` and :mod:`staleness_lab.workflows.weak`
-(Olston §2.1-§2.5; digest §1 "Encodings", §8 "Rows" and "Converters").
+Spark twins of the primitives in :mod:`staleness_lab.workflows.rows` and
+:mod:`staleness_lab.workflows.weak` (Olston §2.1-§2.5; digest §1 "Encodings", §8 "Rows" and
+"Converters"), bound as :data:`SPARK`. The operators composed of primitives (joins, upsert and
+increment converters, incremental distinct) are written once for both backends in
+:class:`staleness_lab.workflows.algebra.Algebra`.
 
 Same representation, same rows (as a multiset: Spark keeps no row order), same column names
 and types after ``toPandas()``: ``_sign`` byte (Spark sums are long and are cast back),
 ``_seq``, ``_inc`` and counts long, ``_tomb`` boolean. Built from Spark SQL built-ins only:
 every signed-bag operation is ``groupBy(cols).sum(_sign)`` and ``explode(array_repeat)`` of
 the net counts (digest §8 "Converters"); key matches are null-safe (``<=>``), so null keys
-group and join together as in pandas' ``dropna=False`` group-bys and ``merge``. Spark has one
-null where pandas has two: ``Series.isin`` (``weak._key_in`` on a single key) does not match a
-None key with the NaN that pandas' own group-bys write, so e.g. ``weak.increment_to_delta``
-misses a None-keyed old count that this module finds.
+group and join together as in pandas' ``dropna=False`` group-bys, ``merge`` and key matches
+(``weak._key_in``, whose MultiIndex codes make pandas' two nulls, None and NaN, one).
 
 Checks: a schema or column mismatch raises ``ValueError`` at once, without a Spark job. The
 data checks that raise in pandas run one small action each (at most six offending rows
@@ -20,7 +21,7 @@ key or reaching a negative count, :func:`records_to_upsert` on a delta with dele
 pandas check that every ``_sign`` is ±1 is not repeated here (it would cost a job per call).
 
 :func:`stateless` and :func:`opaque` run the registered row functions by name through
-:data:`~staleness_lab.spark.workflow_functions.SPARK_FUNCTIONS`, as
+:data:`~staleness_lab.spark.workflows.functions.SPARK_FUNCTIONS`, as
 :class:`staleness_lab.workflows.execute.Executor` does with the pandas ones.
 """
 
@@ -44,10 +45,11 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from staleness_lab.spark.workflow_functions import SPARK_FUNCTIONS, col
+from staleness_lab.spark.workflows.functions import SPARK_FUNCTIONS, col
+from staleness_lab.workflows.algebra import Algebra
 from staleness_lab.workflows.functions import RowFunction
 from staleness_lab.workflows.registry import FUNCTIONS
-from staleness_lab.workflows.rows import SIGN, Key, data_columns, keys_of
+from staleness_lab.workflows.rows import SIGN, Key, check_delta_columns, check_plain, data_columns, keys_of
 from staleness_lab.workflows.weak import INC, SEQ, TOMB
 
 #: pandas dtype name -> Spark type (:func:`from_pandas`; ``toPandas()`` maps them back).
@@ -93,18 +95,6 @@ def _need(df: DataFrame, columns: Iterable[str], what: str) -> None:
         raise ValueError(f"{what}: no column(s) {missing} in {df.columns}")
 
 
-def _check_plain(df: DataFrame, what: str) -> None:
-    if SIGN in df.columns:
-        raise ValueError(f"{what}: a base has no {SIGN} column")
-
-
-def _check_delta(delta: DataFrame, columns: Sequence[str], what: str) -> None:
-    if SIGN not in delta.columns:
-        raise ValueError(f"{what}: a strong delta needs a {SIGN} column")
-    if set(data_columns(delta)) != set(columns):
-        raise ValueError(f"{what}: delta columns {data_columns(delta)} != {list(columns)}")
-
-
 def _union_by_name(a: DataFrame, b: DataFrame) -> DataFrame:
     return a.unionByName(b)
 
@@ -114,9 +104,9 @@ def _union_all(frames: Sequence[DataFrame], columns: Sequence[str]) -> DataFrame
     return reduce(_union_by_name, [f.select(*_cols(columns)) for f in frames])
 
 
-def _signed(df: DataFrame, sign: int) -> DataFrame:
+def signed(df: DataFrame, sign: int) -> DataFrame:
     """Twin of :func:`staleness_lab.workflows.rows.signed`: plain rows with ``_sign`` (byte)."""
-    _check_plain(df, "signed")
+    check_plain(df, "signed")
     return df.withColumn(SIGN, F.lit(sign).cast(ByteType()))
 
 
@@ -146,18 +136,18 @@ def _renamed_keys(other: DataFrame, keys: list[str]) -> tuple[DataFrame, Column]
     return renamed, match
 
 
-def _key_in(df: DataFrame, keys: list[str], other: DataFrame, *, keep: bool) -> DataFrame:
+def key_in(df: DataFrame, keys: list[str], other: DataFrame, *, keep: bool) -> DataFrame:
     """The rows of ``df`` whose key is (``keep``) or is not among ``other``'s keys: a
-    null-safe semi or anti join (twin of ``weak._key_in``, pandas ``isin``)."""
+    null-safe semi or anti join (twin of :func:`staleness_lab.workflows.weak.key_in`)."""
     _need(df, keys, "key match")
     _need(other, keys, "key match")
     renamed, match = _renamed_keys(other.select(*_cols(keys)), keys)
     return df.join(renamed, match, "left_semi" if keep else "left_anti")
 
 
-def _merge(left: DataFrame, right: DataFrame, keys: list[str]) -> DataFrame:
-    """Inner join on ``keys`` (null-safe, as pandas ``merge``): left columns, then right's
-    non-key columns."""
+def merge(left: DataFrame, right: DataFrame, keys: list[str]) -> DataFrame:
+    """Twin of :func:`staleness_lab.workflows.rows.merge`: inner join on ``keys`` (null-safe, as
+    pandas ``merge``), left columns, then right's non-key columns."""
     overlap = (set(left.columns) & set(right.columns)) - set(keys)
     if overlap:
         raise ValueError(f"join: non-key columns on both sides: {sorted(overlap)}")
@@ -166,6 +156,11 @@ def _merge(left: DataFrame, right: DataFrame, keys: list[str]) -> DataFrame:
     renamed, match = _renamed_keys(right, keys)
     extra = [c for c in right.columns if c not in keys]
     return left.join(renamed, match, "inner").select(*_cols(left.columns), *_cols(extra))
+
+
+def select(df: DataFrame, columns: Sequence[str]) -> DataFrame:
+    """The columns ``columns`` of ``df``, in that order."""
+    return df.select(*_cols(columns))
 
 
 def _records(rows: list[Row], columns: Sequence[str]) -> list[dict[str, Any]]:
@@ -182,10 +177,10 @@ def apply_delta(base: DataFrame, delta: DataFrame, *, strict: bool = True) -> Da
     """Spark twin of :func:`staleness_lab.workflows.rows.apply_delta` (digest §8
     "Converters"): ``B + Δ`` by ``groupBy(cols).sum(_sign)``; with ``strict`` one small action
     looks for a negative count (a deletion of an absent row) and raises, else those clamp."""
-    _check_plain(base, "apply_delta")
+    check_plain(base, "apply_delta")
     columns = list(base.columns)
-    _check_delta(delta, columns, "apply_delta")
-    counts = _net([_signed(base, 1), delta], columns)
+    check_delta_columns(delta, columns, "apply_delta")
+    counts = _net([signed(base, 1), delta], columns)
     if strict:
         negative = counts.filter(col(_N) < 0).limit(_SHOWN + 1).collect()
         if negative:
@@ -198,12 +193,12 @@ def apply_delta(base: DataFrame, delta: DataFrame, *, strict: bool = True) -> Da
 def delta_between(old: DataFrame, new: DataFrame) -> DataFrame:
     """Spark twin of :func:`staleness_lab.workflows.rows.delta_between` (digest §8
     "Converters"): the group-by over old(-1) ∪ new(+1), zeros dropped, ±1 rows."""
-    _check_plain(old, "delta_between")
-    _check_plain(new, "delta_between")
+    check_plain(old, "delta_between")
+    check_plain(new, "delta_between")
     columns = list(old.columns)
     if set(new.columns) != set(columns):
         raise ValueError(f"delta_between: columns {list(new.columns)} != {columns}")
-    return _expand(_net([_signed(old, -1), _signed(new, 1)], columns), columns, sign=True)
+    return _expand(_net([signed(old, -1), signed(new, 1)], columns), columns, sign=True)
 
 
 def chain(deltas: Iterable[DataFrame], *, cancel: bool = True) -> DataFrame:
@@ -214,7 +209,7 @@ def chain(deltas: Iterable[DataFrame], *, cancel: bool = True) -> DataFrame:
         raise ValueError("chain: no deltas (the columns are unknown)")
     columns = data_columns(deltas[0])
     for delta in deltas:
-        _check_delta(delta, columns, "chain")
+        check_delta_columns(delta, columns, "chain")
     if cancel:
         return _expand(_net(deltas, columns), columns, sign=True)
     return _union_all(deltas, columns + [SIGN])
@@ -228,42 +223,6 @@ def union(a: DataFrame, b: DataFrame) -> DataFrame:
     if set(a.columns) != set(b.columns):
         raise ValueError(f"union: columns {list(a.columns)} != {list(b.columns)}")
     return a.unionByName(b)
-
-
-def join(left: DataFrame, right: DataFrame, on: Key) -> DataFrame:
-    """Spark twin of :func:`staleness_lab.workflows.rows.join`: inner join of two bases on
-    ``on`` (null keys match, as in pandas), left columns then right's non-key columns."""
-    _check_plain(left, "join")
-    _check_plain(right, "join")
-    return _merge(left, right, keys_of(on))
-
-
-def join_delta_base(delta: DataFrame, base: DataFrame, on: Key, *,
-                    side: str = "left") -> DataFrame:
-    """Spark twin of :func:`staleness_lab.workflows.rows.join_delta_base`: ``ΔL ⋈ B`` or
-    ``B ⋈ ΔR``, each row signed as its delta row, ``_sign`` last."""
-    if side not in ("left", "right"):
-        raise ValueError(f"join_delta_base: side must be 'left' or 'right', got {side!r}")
-    _check_delta(delta, data_columns(delta), "join_delta_base")
-    _check_plain(base, "join_delta_base")
-    left, right = (delta, base) if side == "left" else (base, delta)
-    out = _merge(left, right, keys_of(on))
-    return out.select(*_cols(data_columns(out) + [SIGN]))
-
-
-def sync_incremental_join(l_old: DataFrame, dl: DataFrame | None, r_old: DataFrame,
-                          dr: DataFrame | None, on: Key) -> DataFrame:
-    """Spark twin of :func:`staleness_lab.workflows.rows.sync_incremental_join`:
-    ``ΔL ⋈ (R_old + ΔR) + L_old ⋈ ΔR``; a side without a chain is None, not both."""
-    if dl is None and dr is None:
-        raise ValueError("sync_incremental_join: both input chains are empty")
-    parts = []
-    if dl is not None:
-        r_new = r_old if dr is None else apply_delta(r_old, dr)
-        parts.append(join_delta_base(dl, r_new, on, side="left"))
-    if dr is not None:
-        parts.append(join_delta_base(dr, l_old, on, side="right"))
-    return parts[0] if len(parts) == 1 else union(*parts)
 
 
 # ---------------------------------------------------------------- upserts
@@ -306,34 +265,16 @@ def records_to_upsert(records: DataFrame, seq: int) -> DataFrame:
                           F.lit(int(seq)).cast(LongType()).alias(SEQ))
 
 
-def _latest(base: DataFrame, upsert: DataFrame, keys: list[str]) -> DataFrame:
-    latest = chain_upserts([upsert], keys)
-    if set(latest.columns) - {SEQ, TOMB} != set(base.columns):
-        raise ValueError(f"upsert columns {list(latest.columns)} do not match {list(base.columns)}")
-    return latest
-
-
-def _live(latest: DataFrame, columns: list[str]) -> DataFrame:
-    """The non-tombstoned records of resolved upserts, as base rows."""
+def live(latest: DataFrame, columns: list[str]) -> DataFrame:
+    """Twin of :func:`staleness_lab.workflows.weak.live`: the non-tombstoned records of
+    resolved upserts, as base rows."""
     return latest.filter(~F.coalesce(col(TOMB), F.lit(False))).select(*_cols(columns))
 
 
-def apply_upsert(base: DataFrame, upsert: DataFrame, key: Key) -> DataFrame:
-    """Spark twin of :func:`staleness_lab.workflows.weak.apply_upsert` (digest §8 "Upsert
-    c^{δB}"): ``left_anti`` join of the base with the upserted keys, plus the live records."""
-    keys = keys_of(key)
-    latest = _latest(base, upsert, keys)
-    kept = _key_in(base, keys, latest, keep=False)
-    return kept.unionByName(_live(latest, list(base.columns)))
-
-
-def upsert_to_delta(base: DataFrame, upsert: DataFrame, key: Key) -> DataFrame:
-    """Spark twin of :func:`staleness_lab.workflows.weak.upsert_to_delta`: -old row(s) of each
-    upserted key, +its live record."""
-    keys = keys_of(key)
-    latest = _latest(base, upsert, keys)
-    old = _key_in(base, keys, latest, keep=True)
-    return union(_signed(old, -1), _signed(_live(latest, list(base.columns)), 1))
+def sort_rows(df: DataFrame) -> DataFrame:
+    """``df`` itself: Spark keeps no row order, so there is none to settle (the pandas twin,
+    :func:`staleness_lab.workflows.weak.sort_rows`, sorts)."""
+    return df
 
 
 # ---------------------------------------------------------------- increments
@@ -374,16 +315,6 @@ def apply_increment(counts: DataFrame, inc: DataFrame, key: Key, count: str = "n
     return rows.select(*_cols(keys), col(INC).alias(count))
 
 
-def increment_to_delta(counts: DataFrame, inc: DataFrame, key: Key, count: str = "n") -> DataFrame:
-    """Spark twin of :func:`staleness_lab.workflows.weak.increment_to_delta`: -(k, old)
-    +(k, new) per incremented key."""
-    keys = keys_of(key)
-    total = chain_increments([inc], keys)
-    old = _key_in(counts, keys, total, keep=True)
-    new = apply_increment(old, total, keys, count)
-    return union(_signed(old.select(*_cols(keys + [count])), -1), _signed(new, 1))
-
-
 # ---------------------------------------------------------------- count, distinct
 
 def count(base: DataFrame, key: Key, count: str = "n") -> DataFrame:
@@ -408,20 +339,6 @@ def distinct(base: DataFrame, key: Key) -> DataFrame:
     keys = keys_of(key)
     _need(base, keys, "distinct")
     return base.select(*_cols(keys)).distinct()
-
-
-def distinct_delta(counts_old: DataFrame, delta: DataFrame, key: Key,
-                   count: str = "n") -> tuple[DataFrame, DataFrame]:
-    """Spark twin of :func:`staleness_lab.workflows.weak.distinct_delta`: +k when a key's
-    internal count goes 0 → >0, -k when >0 → 0; returns (Δ of keys, new internal counts)."""
-    keys = keys_of(key)
-    inc = count_delta(delta, keys)
-    before = _key_in(counts_old, keys, inc, keep=True)
-    counts_new = apply_increment(counts_old, inc, keys, count)
-    after = _key_in(counts_new, keys, inc, keep=True)
-    born = _key_in(after, keys, before, keep=False).select(*_cols(keys))
-    retired = _key_in(before, keys, after, keep=False).select(*_cols(keys))
-    return union(_signed(retired, -1), _signed(born, 1)), counts_new
 
 
 # ---------------------------------------------------------------- row functions
@@ -469,3 +386,33 @@ def keep(frame: DataFrame) -> DataFrame:
     frame checkpointed on the executors, so the next invocation's plan does not replay every
     earlier one (twin of :func:`staleness_lab.workflows.pandas_rows.keep`)."""
     return frame.localCheckpoint(eager=True)
+
+
+class SparkAlgebra(Algebra):
+    """The row algebra on Spark DataFrames (module docstring)."""
+
+    apply_delta = staticmethod(apply_delta)
+    delta_between = staticmethod(delta_between)
+    chain = staticmethod(chain)
+    union = staticmethod(union)
+    signed = staticmethod(signed)
+    check_delta = staticmethod(check_delta_columns)
+    merge = staticmethod(merge)
+    select = staticmethod(select)
+    key_in = staticmethod(key_in)
+    chain_upserts = staticmethod(chain_upserts)
+    records_to_upsert = staticmethod(records_to_upsert)
+    live = staticmethod(live)
+    sort_rows = staticmethod(sort_rows)
+    chain_increments = staticmethod(chain_increments)
+    apply_increment = staticmethod(apply_increment)
+    count = staticmethod(count)
+    count_delta = staticmethod(count_delta)
+    distinct = staticmethod(distinct)
+    stateless = staticmethod(stateless)
+    opaque = staticmethod(opaque)
+    keep = staticmethod(keep)
+
+
+#: The Spark algebra (the ``spark`` mode's).
+SPARK = SparkAlgebra()

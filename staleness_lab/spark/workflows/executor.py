@@ -3,11 +3,13 @@ committed to the Parquet block store (digest §8 "Driver" [D]; the issue's "Spar
 commit").
 
 The run loop (:mod:`staleness_lab.workflows.sim`) owns virtual time and PLAN; :class:`SparkRows`
-is its :class:`~staleness_lab.workflows.block_rows.BlockRows` for this mode:
+is its :class:`~staleness_lab.workflows.block_rows.BlockRows` for this mode, handed to the loop
+by its caller (:func:`spark_rows`: the CLI's ``workflow run --mode spark``, the Olston
+experiment's spark runs), so the loop itself imports no Spark:
 
 * an input arrival is written by pyarrow (a feed landing as a file; no Spark job) and committed;
 * an invocation runs the :class:`~staleness_lab.workflows.execute.Executor` on
-  :mod:`staleness_lab.spark.workflow_rows` (the Spark twin of the pandas algebra) over frames
+  :data:`staleness_lab.spark.workflows.rows.SPARK` (the Spark twin of the pandas algebra) over frames
   read from committed blocks; each output is written by Spark (one part file) into the store's
   hidden temporary directory and committed, then read back from its final directory, so no
   frame's lineage reaches past a committed block;
@@ -41,11 +43,14 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
-from staleness_lab.spark import workflow_rows
+from staleness_lab.spark.session import get_spark
+from staleness_lab.spark.workflows.rows import SPARK, SPARK_TYPES, from_pandas
 from staleness_lab.workflows.block_rows import Compute
 from staleness_lab.workflows.block_store import BlockStore, block_id
 from staleness_lab.workflows.blocks import DELTA, Block, Invocation
+from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.rows import SIGN
+from staleness_lab.workflows.sim import RunConfig, block_store
 
 #: pyarrow types of the pandas dtypes a block's frame carries (object columns are strings).
 ARROW_TYPES = {"object": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(),
@@ -62,7 +67,7 @@ def arrow_table(frame: pd.DataFrame) -> pa.Table:
 class SparkRows:
     """The rows of the ``spark`` mode's blocks (module docstring)."""
 
-    algebra = workflow_rows
+    algebra = SPARK
 
     def __init__(self, spark: SparkSession, store: BlockStore) -> None:
         self.spark = spark
@@ -81,7 +86,7 @@ class SparkRows:
         manifest = self.store.manifest(block.channel, bid)
         if manifest is None:
             table = arrow_table(frame)
-            schema = StructType([StructField(str(c), workflow_rows.SPARK_TYPES[str(t)], True)
+            schema = StructType([StructField(str(c), SPARK_TYPES[str(t)], True)
                                  for c, t in frame.dtypes.items()])
 
             def write(directory: Path) -> None:
@@ -127,7 +132,7 @@ class SparkRows:
         return tuple(made), tuple(frames)
 
     def from_pandas(self, frame: pd.DataFrame) -> DataFrame:
-        return workflow_rows.from_pandas(self.spark, frame)
+        return from_pandas(self.spark, frame)
 
     def to_pandas(self, frame: DataFrame) -> pd.DataFrame:
         return frame.toPandas()
@@ -164,3 +169,10 @@ class SparkRows:
         row = frame.agg(F.count(F.lit(1)).alias("rows"),
                         F.sum(F.when(F.col(SIGN) < 0, 1).otherwise(0)).alias("deletes")).first()
         return int(row["rows"]), int(row["deletes"] or 0)
+
+
+def spark_rows(workflow: Workflow, config: RunConfig, horizon: float) -> SparkRows:
+    """The spark mode's rows for one run (a :data:`staleness_lab.workflows.sim.MakeRows`): the
+    process's Spark session (:func:`~staleness_lab.spark.session.get_spark`) and the run's block
+    store (:func:`staleness_lab.workflows.sim.block_store`), opened (a rerun resumes it)."""
+    return SparkRows(get_spark(), block_store(workflow, config, horizon))

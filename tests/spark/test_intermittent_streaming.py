@@ -22,8 +22,8 @@ from staleness_lab.errors import InputError
 from staleness_lab.intermittent import tpch
 from staleness_lab.spark.intermittent.catalogue import CATALOGUE, SqlReference, TpchData
 from staleness_lab.spark.intermittent.steps import run_final, run_partial
-from staleness_lab.spark.streaming import (TRIGGERS, StreamRun, _stage, compare_to_batch, files_per_trigger,
-                                           split_order, stream_query, stream_rows)
+from staleness_lab.spark.intermittent.streaming import (TRIGGERS, StreamRun, _stage, compare_to_batch,
+                                                        files_per_trigger, split_order, stream_query, stream_rows)
 
 SCALE, PARTS = 0.01, 6
 RETENTION = "spark.sql.streaming.numRecentProgressUpdates"

@@ -25,7 +25,7 @@ How a query streams:
   paper's 5/10/30/40-minute intervals of its 4500-file, 4500-second window = ``P * seconds / 4500``
   files for P parts, rounded to the nearest integer (exact arithmetic; no whole P gives a tie),
   at least 1; ``one-shot`` = no limit (one micro-batch for everything).
-* Formulation: the catalogue's reference text (:class:`~.intermittent.catalogue.SqlReference`),
+* Formulation: the catalogue's reference text (:class:`~.catalogue.SqlReference`),
   its stream placeholders bound to streaming DataFrames and its static ones to the cached static
   tables. No third copy of any query.
 * Stream-only and stream-static queries (Q1, Q6, Q14, Q19, CQ1-CQ4): complete output mode.

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from staleness_lab.experiments.olston import WORKFLOWS, load, reduced
+from staleness_lab.spark.workflows.executor import spark_rows as make_spark_rows
 from staleness_lab.workflows.blocks import DELTA
 from staleness_lab.workflows.block_store import CRASH_ENV, CRASH_STATUS, manifest_paths, run_dirs, verify
 from staleness_lab.workflows.rows import bag_difference
@@ -34,7 +35,7 @@ def _recorded(workflow: Any, config: RunConfig) -> tuple[dict[str, Any], list[tu
     deletions, pandas rows). A spark run's rows are read from the store: a data block's with
     pyarrow (what is on disk), a chain of strong deltas as its parts' rows, a chain of a weak
     kind through Spark."""
-    loop = _Loop(workflow, config)
+    loop = _Loop(workflow, config, make_spark_rows if config.mode == "spark" else None)
     blocks = loop.blocks
     assert blocks is not None
     seen: list[tuple[Any, Any, str | None]] = []

@@ -10,12 +10,12 @@ Python UDFs), giving the same rows, column names and types (digest §5 "Workflow
   counts as False, as pandas' ``astype(bool)`` of ``None``);
 * ``selector``: ``(*bases, now) -> DataFrame`` of (url, score).
 
-:func:`staleness_lab.spark.workflow_rows.stateless` and ``opaque`` dispatch here by name.
+:func:`staleness_lab.spark.workflows.rows.stateless` and ``opaque`` dispatch here by name.
 
 Row order: where pandas breaks a tie by the input's row order (``extract-links``: a source's
 latest fetch; ``adaptive``: a URL's fetches at one ``fetched_at``), the Spark twin breaks it by
 ``monotonically_increasing_id()`` of the input, which is the pandas row order for a frame read
-by :func:`~staleness_lab.spark.workflow_rows.from_pandas` (or a union of such), not after a
+by :func:`~staleness_lab.spark.workflows.rows.from_pandas` (or a union of such), not after a
 shuffle. The generators give a URL distinct fetch times, so no such tie arises there.
 """
 
