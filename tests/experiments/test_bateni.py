@@ -14,10 +14,10 @@ import pytest
 
 import staleness_lab as sl
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import bateni as bx
-from staleness_lab.experiments import bateni_checks as checks
-from staleness_lab.experiments import bateni_generators as gen
-from staleness_lab.experiments.golab_checks import COLUMNS
+from staleness_lab.experiments.bateni import generators as gen
+from staleness_lab.experiments.bateni import sweeps as bx
+from staleness_lab.experiments.bateni import verdicts as checks
+from staleness_lab.experiments.verdicts import COLUMNS
 from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.theory.bateni.bounds import LOAD_LIMIT
 from staleness_lab.viz import ratio_vs_bound, schedules_gantt

@@ -35,9 +35,10 @@ import pandas as pd
 import pytest
 
 from staleness_lab.api import simulate
-from staleness_lab.experiments.generators import identical_tables, offered_utilization
+from staleness_lab.experiments.golab.generators import identical_tables, offered_utilization
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import golab, golab_checks
+from staleness_lab.experiments.golab import sweeps as golab
+from staleness_lab.experiments.golab import verdicts as golab_checks
 from staleness_lab.sweeps.registry import get_experiment, list_experiments
 from staleness_lab.sweeps.runner import ROW_COLUMN, run_grid
 
@@ -90,7 +91,7 @@ def test_events_per_point_and_profiles() -> None:
 
 
 def test_type2_slowdown_has_work_rate_multiplier_two() -> None:
-    from staleness_lab.experiments.generators import work_rate_multiplier
+    from staleness_lab.experiments.golab.generators import work_rate_multiplier
 
     for S in (2.0, 2.5, 3.0, 4.0, 5.0):
         assert work_rate_multiplier(golab.type2_slowdown(S)) == pytest.approx(2.0)

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import intermittent as ix
-from staleness_lab.experiments import intermittent_checks as checks
+from staleness_lab.experiments.intermittent import sweeps as ix
+from staleness_lab.experiments.intermittent import verdicts as checks
 from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.sweeps.runner import run_grid
 

@@ -27,9 +27,9 @@ import yaml
 
 import staleness_lab as sl
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import leontyev as lx
-from staleness_lab.experiments import leontyev_checks as checks
-from staleness_lab.experiments.golab_checks import COLUMNS
+from staleness_lab.experiments.leontyev import sweeps as lx
+from staleness_lab.experiments.leontyev import verdicts as checks
+from staleness_lab.experiments.verdicts import COLUMNS
 from staleness_lab.notebook_params import repo_file
 from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.sweeps.runner import run_grid

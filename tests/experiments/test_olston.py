@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import olston, olston_checks
+from staleness_lab.experiments.olston import sweeps as olston
+from staleness_lab.experiments.olston import verdicts as olston_checks
 from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.sweeps.runner import run_grid
 

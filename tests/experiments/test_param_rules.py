@@ -26,12 +26,13 @@ import pytest
 import yaml
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import bateni as bx
-from staleness_lab.experiments import golab
-from staleness_lab.experiments import intermittent as ix
-from staleness_lab.experiments import intermittent_hybrid as xh
-from staleness_lab.experiments import intermittent_spark as xs
-from staleness_lab.experiments import olston, quickstart
+from staleness_lab.experiments import quickstart
+from staleness_lab.experiments.bateni import sweeps as bx
+from staleness_lab.experiments.golab import sweeps as golab
+from staleness_lab.experiments.intermittent import hybrid as xh
+from staleness_lab.experiments.intermittent import spark as xs
+from staleness_lab.experiments.intermittent import sweeps as ix
+from staleness_lab.experiments.olston import sweeps as olston
 from staleness_lab.sweeps.registry import Param, expand_grid, get_experiment, list_experiments
 from staleness_lab.sweeps.runner import resolve_rows
 

@@ -7,7 +7,7 @@ scheduler on one seeded workload, i.e. its priority-weighted staleness over ``[0
 divided by that of the same workload with unlimited tracks (``simulate(..., relative=True)``,
 computed in closed form by :func:`~staleness_lab.sim.ideal.ideal_summary`).
 Each row also carries the point's ``merging_limit``
-(:func:`~staleness_lab.experiments.generators.merging_limit`): above it the tracks fall behind
+(:func:`~staleness_lab.experiments.golab.generators.merging_limit`): above it the tracks fall behind
 for good, staleness grows without bound and relative lateness grows with the horizon, so the
 profiles agree there on the ordering of the curves, not on their level.
 
@@ -18,9 +18,9 @@ Common setup (the spec digest's Sec. 5.0, with its design choices):
   1, phases uniform in ``[0, P)`` drawn from the seed.
 * The x-axis is the offered load per track, ``U_tot = m * sum_i E_i(P_i) / P_i / N``, with ``m``
   the slowdown's long-run work-rate multiplier
-  (:func:`~staleness_lab.experiments.generators.work_rate_multiplier`); a point reaches its
+  (:func:`~staleness_lab.experiments.golab.generators.work_rate_multiplier`); a point reaches its
   target by multiplying every alpha and beta by one factor
-  (:func:`~staleness_lab.experiments.generators.scale_to_utilization`). Partitioners see the
+  (:func:`~staleness_lab.experiments.golab.generators.scale_to_utilization`). Partitioners see the
   point's nominal ``E_i(P_i)`` (no slowdown, no randomness).
 * Type-2 slowdown ("alternating normal and slow periods", every figure but Fig. 6): a job
   starting in a slow period costs ``S`` times more. The paper tunes the period lengths "so that
@@ -59,7 +59,7 @@ import pandas as pd
 
 from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible, InputError
-from staleness_lab.experiments.generators import (
+from staleness_lab.experiments.golab.generators import (
     chains,
     identical_tables,
     merging_limit,

@@ -23,7 +23,7 @@ Experiments:
 
 Profiles (:func:`grid`): ``quick`` (tests: Fig. 9 at seeds 0-2, 12 bounds workloads),
 ``standard`` (Fig. 9 at 10 seeds, 384 bounds workloads) and ``full`` (30 seeds, 3,072).
-The verdicts are :mod:`staleness_lab.experiments.leontyev_checks`.
+The verdicts are :mod:`staleness_lab.experiments.leontyev.verdicts`.
 """
 
 from __future__ import annotations

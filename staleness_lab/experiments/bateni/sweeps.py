@@ -3,7 +3,7 @@ the digest's proposed experiments X1-X5 and the exact optimum's frontier (digest
 has no experiments). References are to ``shared/specs/bateni-staleness-stretch.md``; its
 "Corrections" override its body.
 
-Every row is one seeded instance (:mod:`staleness_lab.experiments.bateni_generators`) and
+Every row is one seeded instance (:mod:`staleness_lab.experiments.bateni.generators`) and
 returns one row per (instance, policy) where policies are compared. Runs are drained (every
 update applied, digest A2) and judged by the ``bateni`` check suite
 (:func:`staleness_lab.check`), so a bound is decided only where its preconditions hold; the
@@ -48,7 +48,7 @@ import pandas as pd
 
 from staleness_lab.api import CheckReport, check
 from staleness_lab.errors import Infeasible, InputError
-from staleness_lab.experiments import bateni_generators as gen
+from staleness_lab.experiments.bateni import generators as gen
 from staleness_lab.model import dump_workload, parse_workload
 from staleness_lab.model.workload import MAX_SEED
 from staleness_lab.sweeps.registry import Param, check_choice, experiment
@@ -383,7 +383,7 @@ def x4_instance(kind: str, g: int, B: float, per_group: int, p: int, factor: flo
     ``B_k = 4^k B`` (so groups never merge), declared ``length_range [B_k/2, B_k]``, distinct
     releases, every α_i = factor × min((p−g)/(8t), 1/8) (Theorem 4.3's precondition at 1)
     rounded down to 4 places (so the optimum's scale stays exact and factor 1 still meets the
-    precondition); or an E3-/E4-style input (:func:`~staleness_lab.experiments.bateni_generators.e3_style`)."""
+    precondition); or an E3-/E4-style input (:func:`~staleness_lab.experiments.bateni.generators.e3_style`)."""
     rng = np.random.default_rng([seed, g, per_group, p, X4_KINDS.index(kind), 4])
     if kind == "e3":
         return gen.e3_style(rng, B)
