@@ -39,6 +39,7 @@ from staleness_lab.experiments.golab.generators import identical_tables, offered
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.golab import sweeps as golab
 from staleness_lab.experiments.golab import verdicts as golab_checks
+from staleness_lab.sweeps.named import PROFILES
 from staleness_lab.sweeps.registry import get_experiment, list_experiments
 from staleness_lab.sweeps.runner import ROW_COLUMN, run_grid
 
@@ -48,7 +49,7 @@ PROFILE = "quick"
 @pytest.fixture(scope="module")
 def quick() -> dict[str, pd.DataFrame]:
     """Every figure's quick sweep, local runner, no cache."""
-    return {name: golab.run(name, PROFILE, runner="local") for name in golab.FIGURES}
+    return {name: fig.run(PROFILE, runner="local") for name, fig in golab.FIGURES.items()}
 
 
 # -- grids and profiles (no simulation) ----------------------------------------------------------
@@ -66,7 +67,7 @@ def test_one_experiment_per_figure_registered() -> None:
 @pytest.mark.parametrize("name", list(golab.FIGURES))
 def test_grid_keeps_every_curve_and_point(name: str) -> None:
     fig = golab.figure(name)
-    for profile in golab.PROFILES:
+    for profile in PROFILES:
         g = golab.grid(name, profile)
         assert list(g) == [fig.curve, "utilization", "seed", "fixed"]
         assert g[fig.curve] == list(fig.curves)
@@ -74,11 +75,11 @@ def test_grid_keeps_every_curve_and_point(name: str) -> None:
         assert g["fixed"] == {"horizon": golab.horizon(name, profile)}
         get_experiment(fig.experiment).complete({**g["fixed"], fig.curve: fig.curves[0]})  # names and types
     # standard and full keep every point; quick keeps a few
-    assert golab.grid(name, "standard")["utilization"] == golab.grid(name, "full")["utilization"] == list(fig.utilizations)
+    assert golab.grid(name, "standard")["utilization"] == golab.grid(name, "full")["utilization"] == golab.UTILIZATIONS[name]
     assert golab.grid(name, "quick")["utilization"] == golab.U_QUICK
     assert golab.horizon(name, "quick") < golab.horizon(name, "standard") < golab.horizon(name, "full")
     # the full profile is sized for the paper's 10^6 events per scheduled run
-    assert golab.horizon(name, "full") * fig.arrival_rate >= 1_000_000 + golab.N_TABLES
+    assert golab.horizon(name, "full") * golab.SIZING[name][0] >= 1_000_000 + golab.N_TABLES
 
 
 def test_events_per_point_and_profiles() -> None:
