@@ -21,8 +21,7 @@ from the files (:mod:`ast`, no import executed):
   itself (``__version__``) is the ``__init__`` file alone.
 * A string constant naming a package module is an import by name: a module is followed (the
   theory suites and workflow functions are imported so), a package counts as its ``__init__``
-  file alone (the experiment registry imports ``staleness_lab.experiments`` by name only to
-  register every paper's experiments).
+  file alone.
 
 An experiment defined outside the package (a notebook, a test) depends on what it pleases:
 its rows take the digest of every source, as before. ``tests/experiments/test_code_scope.py``

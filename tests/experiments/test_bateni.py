@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from staleness_lab.experiments import get_experiment
 import staleness_lab as sl
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.bateni import generators as gen
@@ -19,7 +20,6 @@ from staleness_lab.experiments.bateni import sweeps as bx
 from staleness_lab.experiments.bateni import verdicts as checks
 from staleness_lab.experiments.verdicts import COLUMNS
 from staleness_lab.sweeps.named import PROFILES
-from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.theory.bateni.bounds import LOAD_LIMIT
 from staleness_lab.viz import ratio_vs_bound, schedules_gantt
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from staleness_lab import tpch
+from staleness_lab.experiments import get_experiment
 from staleness_lab.sweeps import cache
 from staleness_lab.sweeps.cache import code_identity
 from staleness_lab.sweeps.code_scope import ROOT, module_file, scope
-from staleness_lab.sweeps.registry import get_experiment
 
 
 def called_package_files(run: Callable[[], Any]) -> set[Path]:

@@ -35,12 +35,12 @@ import pandas as pd
 import pytest
 
 from staleness_lab.api import simulate
+from staleness_lab.experiments import get_experiment, list_experiments
 from staleness_lab.experiments.golab.generators import identical_tables, offered_utilization
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.golab import sweeps as golab
 from staleness_lab.experiments.golab import verdicts as golab_checks
 from staleness_lab.sweeps.named import PROFILES
-from staleness_lab.sweeps.registry import get_experiment, list_experiments
 from staleness_lab.sweeps.runner import ROW_COLUMN, run_grid
 
 PROFILE = "quick"

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
+from staleness_lab.experiments import get_experiment
 from staleness_lab.experiments.intermittent import sweeps as ix
 from staleness_lab.experiments.intermittent import verdicts as checks
 from staleness_lab.sweeps.named import PROFILES
-from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.sweeps.runner import run_grid
 
 

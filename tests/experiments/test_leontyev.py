@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from staleness_lab.experiments import get_experiment
 import staleness_lab as sl
 from staleness_lab.errors import InputError
 from staleness_lab.experiments.leontyev import sweeps as lx
@@ -32,7 +33,6 @@ from staleness_lab.experiments.leontyev import verdicts as checks
 from staleness_lab.experiments.verdicts import COLUMNS
 from staleness_lab.notebook_params import repo_file
 from staleness_lab.sweeps.named import PROFILES
-from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.sweeps.runner import run_grid
 from staleness_lab.theory.leontyev.checks import Step
 from staleness_lab.theory.leontyev.workloads import from_workload

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
+from staleness_lab.experiments import get_experiment
 from staleness_lab.experiments.olston import sweeps as olston
 from staleness_lab.experiments.olston import verdicts as olston_checks
 from staleness_lab.sweeps.named import PROFILES
-from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.sweeps.runner import run_grid
 
 
