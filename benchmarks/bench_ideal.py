@@ -27,11 +27,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from staleness_lab.experiments import golab  # noqa: E402
-from staleness_lab.experiments.generators import scale_to_utilization  # noqa: E402
+from staleness_lab.experiments import get_experiment  # noqa: E402
+from staleness_lab.experiments.golab import sweeps as golab  # noqa: E402
+from staleness_lab.experiments.golab.generators import scale_to_utilization  # noqa: E402
 from staleness_lab.model import Workload  # noqa: E402
 from staleness_lab.sim.ideal import IdealSummary, ideal_run, ideal_summary  # noqa: E402
-from staleness_lab.sweeps.registry import get_experiment  # noqa: E402
 
 
 def figure_workload(name: str, profile: str, utilization: float) -> Workload:

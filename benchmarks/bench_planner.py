@@ -1,7 +1,7 @@
 """The CP-SAT batch planner's frontier: how large an A5 instance it still proves optimal.
 
 For each deadline factor ρ in {1, 0.4, 0.2} and each number of queries (1, 2, 3, 4, 6, 8, 12,
-16 by default), seeded A5 instances (:func:`staleness_lab.experiments.intermittent.random_a5_instance`:
+16 by default), seeded A5 instances (:func:`staleness_lab.experiments.intermittent.sweeps.random_a5_instance`:
 N tuples per query at λ = 1, random linear costs, one window) are planned with the best
 heuristic as the hint, ``--time-limit`` seconds per phase on ``--workers`` workers. A size is
 "proven" when both phases (misses, then cost) are OPTIMAL on every seed; the report gives,
@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from staleness_lab.experiments.intermittent import random_a5_instance  # noqa: E402
+from staleness_lab.experiments.intermittent.sweeps import random_a5_instance  # noqa: E402
 from staleness_lab.intermittent.schemes import best_heuristic  # noqa: E402
 from staleness_lab.optimize.batch_plan import optimal_plan  # noqa: E402
 

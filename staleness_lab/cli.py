@@ -351,11 +351,15 @@ def _policies(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from staleness_lab.sweeps.sweep import sweep_command
+    from staleness_lab.experiments import get_experiment, list_experiments
+    from staleness_lab.sweeps.sweep import list_command, sweep_command
 
+    experiment = get_experiment(args.experiment) if args.experiment else None
+    if args.list:
+        return list_command([experiment] if experiment is not None else list_experiments())
     return sweep_command(
-        experiment=args.experiment, list_only=args.list, grid=args.grid, master=args.master, runner=args.runner,
-        out=args.out, cache=args.cache, use_cache=not args.no_cache,
+        experiment=experiment, grid=args.grid, master=args.master, runner=args.runner, out=args.out,
+        cache=args.cache, use_cache=not args.no_cache,
     )
 
 

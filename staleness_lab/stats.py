@@ -2,7 +2,7 @@
 
 :func:`t_quantile_975` is the Student t quantile behind every 95 % confidence band over seeds:
 the figures' bands (:mod:`staleness_lab.viz.figures`) and the experiments' half-widths
-(:mod:`staleness_lab.experiments.olston_checks`). It lives here, below both, so that an
+(:mod:`staleness_lab.experiments.olston.verdicts`). It lives here, below both, so that an
 experiment never imports the plotting layer.
 """
 

@@ -42,10 +42,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from staleness_lab.experiments import get_experiment
 import staleness_lab as sl
 from staleness_lab.errors import MAX_MESSAGE, Infeasible
 from staleness_lab.jsonout import dumps
-from staleness_lab.sweeps.registry import MAX_GRID_POINTS, expand_grid, get_experiment
+from staleness_lab.sweeps.registry import MAX_GRID_POINTS, expand_grid
 from staleness_lab.sweeps.sweep import load_grid, sweep_command
 from staleness_lab.tracefiles import write_trace
 from hostile_strategies import POLICIES, Document, documents
@@ -464,7 +465,7 @@ def test_k_sweep_out_at_a_link_or_device_through_the_api(target: str, grid_and_l
     grid, real, link = grid_and_link
     out = Path("/dev/null") if target == "/dev/null" else link
     with pytest.raises(sl.InputError) as info:
-        sweep_command(experiment=EXPERIMENT, list_only=False, grid=grid, master=None, runner="local", out=out,
+        sweep_command(experiment=get_experiment(EXPERIMENT), grid=grid, master=None, runner="local", out=out,
                       cache=tmp_path / "cache", use_cache=True)
     assert info.value.field == "--out" and str(out) in info.value.rule
     assert os.path.islink(link) and real.read_bytes() == b"not yours to replace"

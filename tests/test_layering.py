@@ -4,11 +4,10 @@
 * Nothing under ``staleness_lab/spark/`` imports ``staleness_lab.experiments``, at any depth
   (module level, inside functions, under ``TYPE_CHECKING``): the Spark grid runner is handed the
   row function by :func:`staleness_lab.sweeps.runner.run_sweep`.
-* Nothing under ``staleness_lab/sweeps/`` imports ``staleness_lab.experiments`` at module level
-  (the paper modules import ``sweeps.registry`` to register, so that would be a circle). The one
-  allowed exception is :data:`SWEEPS_LAZY_IMPORTS`: ``registry._register_papers`` imports the
-  papers on the first lookup (``get_experiment``/``list_experiments``), so the registry knows
-  every experiment wherever the lookup happens (the CLI, a notebook, a Spark executor).
+* Nothing under ``staleness_lab/sweeps/`` imports ``staleness_lab.experiments``, at any depth
+  either (the paper modules import ``sweeps`` to register, so that would be a circle): a lookup
+  that must know every paper's experiments goes through ``staleness_lab.experiments`` (the CLI's
+  ``sweep`` hands the sweep command the experiment it looked up there).
 * Nothing under ``staleness_lab/workflows/`` (Olston's model and its run loop) imports
   ``staleness_lab.spark``, at any depth: the loop's caller hands it the spark mode's rows
   (:data:`staleness_lab.workflows.sim.MakeRows`).
@@ -41,9 +40,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "staleness_lab"
 FORBIDDEN = "staleness_lab.experiments"
 #: What Olston's model and run loop (``workflows/``) never import.
 SPARK = "staleness_lab.spark"
-
-#: Function-level imports of the papers allowed under ``sweeps/``: (file, function).
-SWEEPS_LAZY_IMPORTS = {("registry.py", "_register_papers")}
 
 
 def _module_name(path: Path) -> str:
@@ -131,19 +127,10 @@ def test_workflows_never_import_spark() -> None:
     assert not found, "staleness_lab/workflows must not import staleness_lab.spark:\n" + "\n".join(found)
 
 
-def test_sweeps_imports_experiments_only_lazily_where_documented() -> None:
-    module_level, lazy = [], set()
-    for path in _files("sweeps"):
-        for module, line, function in _imports(path):
-            if not _is_forbidden(module):
-                continue
-            if function is None:
-                module_level.append(f"{path.relative_to(PACKAGE.parent)}:{line}: imports {module}")
-            else:
-                lazy.add((path.name, function))
-    assert not module_level, "staleness_lab/sweeps must not import staleness_lab.experiments at module level:\n" \
-        + "\n".join(module_level)
-    assert lazy <= SWEEPS_LAZY_IMPORTS, f"undocumented lazy imports of the papers: {sorted(lazy - SWEEPS_LAZY_IMPORTS)}"
+def test_sweeps_never_imports_experiments() -> None:
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {module}"
+             for path in _files("sweeps") for module, line, _ in _imports(path) if _is_forbidden(module)]
+    assert not found, "staleness_lab/sweeps must not import staleness_lab.experiments:\n" + "\n".join(found)
 
 
 def test_the_checker_sees_imports_in_functions_and_relative_ones() -> None:
@@ -158,7 +145,7 @@ def test_the_checker_sees_imports_in_functions_and_relative_ones() -> None:
     assert ("staleness_lab.experiments", None) in found
 
 
-@pytest.mark.parametrize("module", ["staleness_lab.spark.grid", "staleness_lab.sweeps"])
+@pytest.mark.parametrize("module", ["staleness_lab.spark.grid", "staleness_lab.sweeps", "staleness_lab.sweeps.named"])
 def test_importing_does_not_load_the_papers(module: str) -> None:
     code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith({FORBIDDEN!r})))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

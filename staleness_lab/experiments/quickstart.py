@@ -6,7 +6,7 @@ import pandas as pd
 
 from staleness_lab.api import simulate
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.generators import heterogeneous_tables, offered_utilization, scale_to_utilization
+from staleness_lab.experiments.golab.generators import heterogeneous_tables, offered_utilization, scale_to_utilization
 from staleness_lab.model.workload import MAX_SEED, MAX_TRACKS
 from staleness_lab.sim import ideal_summary, relative_lateness
 from staleness_lab.sweeps.registry import Param, experiment

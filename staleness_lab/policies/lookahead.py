@@ -35,7 +35,7 @@ Readings of the garbled or silent parts of the printed algorithm:
 choosing like Max Benefit). The rule has no aging: once J_i is a backlogged low-priority table,
 its cost E_i grows with its backlog, so some higher-MB release always falls within E_i and some
 set of shorter jobs always beats MB_i, and J_i never runs while anything else is ready. Above
-the merging limit (:func:`~staleness_lab.experiments.generators.merging_limit`) that is
+the merging limit (:func:`~staleness_lab.experiments.golab.generators.merging_limit`) that is
 forever: on the Fig. 7 workload at U = 1.2 one table goes un-updated for 199,078 of 200,000
 time units, where Max Benefit's worst staleness is 19,242. Up to the limit the same deferral
 pays: at the standard profile Lookahead's relative lateness is 10 % (U = 0.8) to 63 % (U = 1.1)

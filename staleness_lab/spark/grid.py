@@ -25,12 +25,23 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
 
-    from staleness_lab.sweeps.runner import RowOutcome, RowTask
+
+class Indexed(Protocol):
+    """What this module needs of a row's outcome: the row's position in the grid."""
+
+    @property
+    def index(self) -> int: ...
+
+
+#: A row as the caller describes it (opaque here: it goes to the row function as it came).
+RowTask = TypeVar("RowTask")
+#: A row's outcome as the row function returns it.
+RowOutcome = TypeVar("RowOutcome", bound=Indexed)
 
 POLL_SECONDS = 0.25
 #: Tasks per core (``defaultParallelism``) beyond which rows share tasks.

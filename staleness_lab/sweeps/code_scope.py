@@ -10,9 +10,10 @@ from the files (:mod:`ast`, no import executed):
 * ``import a.b`` and ``from a.b import x`` (anywhere in a file, function bodies included,
   relative imports resolved) **follow** module ``a.b``: its file counts and its own imports are
   read in turn. ``from a import b`` with ``b`` a submodule follows ``a.b``.
-* A package's ``__init__`` runs when anything in the package is imported: it counts as a file,
-  and its imports are not followed (they re-export: ``staleness_lab/__init__`` imports the
-  simulator for the notebook's short path). A name taken from a package follows the module
+* A package's ``__init__`` runs when anything in the package is imported (the experiment's own
+  module included: ``experiments/golab/__init__`` runs for ``experiments.golab.sweeps``): it
+  counts as a file, and its imports are not followed (they re-export: ``staleness_lab/__init__``
+  imports the simulator for the notebook's short path). A name taken from a package follows the module
   its ``__init__`` takes it from (``from staleness_lab.intermittent import QuerySet`` follows
   ``intermittent.model``) and the submodules the ``__init__`` imports as modules, which are
   registrations (``from staleness_lab.policies import get_policy`` follows every policy module,
@@ -20,8 +21,7 @@ from the files (:mod:`ast`, no import executed):
   itself (``__version__``) is the ``__init__`` file alone.
 * A string constant naming a package module is an import by name: a module is followed (the
   theory suites and workflow functions are imported so), a package counts as its ``__init__``
-  file alone (the experiment registry imports ``staleness_lab.experiments`` by name only to
-  register every paper's experiments).
+  file alone.
 
 An experiment defined outside the package (a notebook, a test) depends on what it pleases:
 its rows take the digest of every source, as before. ``tests/experiments/test_code_scope.py``
@@ -126,6 +126,7 @@ def _imports(name: str) -> tuple[set[str], set[str]]:
         parts = module.split(".")
         files.update(".".join(parts[:k]) for k in range(1, len(parts)))
 
+    parents(name)
     for node in ast.walk(_tree(name)):
         if isinstance(node, ast.Import):
             for alias in node.names:

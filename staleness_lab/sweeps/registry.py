@@ -7,7 +7,6 @@ with the defaults and type-checked, so a sweep fails before any work on a bad gr
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -125,14 +124,10 @@ def experiment(name: str, *params: Param) -> Callable[[Callable[..., pd.DataFram
     return wrap
 
 
-def _register_papers() -> None:
-    """Import :mod:`staleness_lab.experiments`, whose paper modules register their experiments
-    (imported on first lookup, not at module level: those modules import this one)."""
-    importlib.import_module("staleness_lab.experiments")
-
-
 def get_experiment(name: str) -> Experiment:
-    _register_papers()
+    """The experiment registered as ``name`` in this process, or an InputError naming the known
+    ones. The papers register theirs when :mod:`staleness_lab.experiments` is imported (this
+    layer never imports them): look a paper's experiment up by name there."""
     try:
         return _EXPERIMENTS[name]
     except KeyError:
@@ -140,7 +135,8 @@ def get_experiment(name: str) -> Experiment:
 
 
 def list_experiments() -> list[Experiment]:
-    _register_papers()
+    """The experiments registered in this process, in the order they registered (every paper's
+    once :mod:`staleness_lab.experiments` is imported)."""
     return list(_EXPERIMENTS.values())
 
 

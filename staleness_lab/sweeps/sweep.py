@@ -22,6 +22,7 @@ per-row cache (``--cache``, default ``data/cache``) keeps every finished row for
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.model.documents import load_document
 from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
 from staleness_lab.paths import data_root
-from staleness_lab.sweeps.registry import Experiment, expand_grid, get_experiment, list_experiments
+from staleness_lab.sweeps.registry import Experiment, expand_grid
 from staleness_lab.sweeps.runner import DEFAULT, SweepError, run_sweep
 from staleness_lab.tracefiles import check_output_dir, check_output_file
 
@@ -57,10 +58,15 @@ def describe(exp: Experiment) -> str:
     return "\n".join(lines)
 
 
+def list_command(experiments: Sequence[Experiment]) -> int:
+    """``sweep --list``: the :func:`describe` entry of each experiment; returns the exit status."""
+    print("\n\n".join(describe(e) for e in experiments))
+    return 0
+
+
 def sweep_command(
     *,
-    experiment: str | None,
-    list_only: bool,
+    experiment: Experiment | None,
     grid: Path | None,
     master: str | None,
     runner: str,
@@ -68,25 +74,21 @@ def sweep_command(
     cache: Path | None,
     use_cache: bool,
 ) -> int:
-    """The ``sweep`` subcommand; returns the exit status (InputError propagates to the CLI)."""
-    if list_only:
-        chosen = [get_experiment(experiment)] if experiment else list_experiments()
-        print("\n\n".join(describe(e) for e in chosen))
-        return 0
-    if not experiment:
+    """The ``sweep`` subcommand on the experiment the caller looked up by name (None: none was
+    named); returns the exit status (InputError propagates to the CLI)."""
+    if experiment is None:
         raise InputError("experiment", "missing: name the experiment to sweep (see `staleness-lab sweep --list`)")
-    exp = get_experiment(experiment)
     spec = load_grid(grid) if grid is not None else None
-    expand_grid(exp, spec)  # bad keys and values fail here, before any work
+    expand_grid(experiment, spec)  # bad keys and values fail here, before any work
     if master is not None and runner != "spark":
         raise InputError("--master", "applies only with --runner spark")
-    out_path = out if out is not None else default_results_path(exp.name)
+    out_path = out if out is not None else default_results_path(experiment.name)
     check_output_file(out_path, "--out")
     if cache is not None:
         check_output_dir(cache, "--cache")
     try:
         result = run_sweep(
-            exp, spec, runner=runner, master=master, cache_dir=cache if cache is not None else DEFAULT,
+            experiment, spec, runner=runner, master=master, cache_dir=cache if cache is not None else DEFAULT,
             use_cache=use_cache, progress=sys.stderr.isatty(),
         )
     except SweepError as err:
@@ -101,7 +103,7 @@ def sweep_command(
     where = f"runner {result.runner}" + (f", master {result.master}" if result.master else "")
     startup = f", Spark start-up {result.spark_startup_seconds:.1f} s" if result.spark_startup_seconds else ""
     print(
-        f"{exp.name}: {result.rows} rows: {result.computed} computed, {result.from_cache} from cache "
+        f"{experiment.name}: {result.rows} rows: {result.computed} computed, {result.from_cache} from cache "
         f"({where}) in {result.seconds:.1f} s{startup}"
     )
     print(f"wrote {out_path} ({len(result.frame)} rows x {len(result.frame.columns)} columns)")

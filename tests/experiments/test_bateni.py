@@ -12,13 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from staleness_lab.experiments import get_experiment
 import staleness_lab as sl
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import bateni as bx
-from staleness_lab.experiments import bateni_checks as checks
-from staleness_lab.experiments import bateni_generators as gen
-from staleness_lab.experiments.golab_checks import COLUMNS
-from staleness_lab.sweeps.registry import get_experiment
+from staleness_lab.experiments.bateni import generators as gen
+from staleness_lab.experiments.bateni import sweeps as bx
+from staleness_lab.experiments.bateni import verdicts as checks
+from staleness_lab.experiments.verdicts import COLUMNS
+from staleness_lab.sweeps.named import PROFILES
 from staleness_lab.theory.bateni.bounds import LOAD_LIMIT
 from staleness_lab.viz import ratio_vs_bound, schedules_gantt
 
@@ -119,7 +120,7 @@ def test_every_sweep_has_a_grid_per_profile_and_the_standard_sizes() -> None:
     for name, sweep in bx.SWEEPS.items():
         exp = get_experiment(sweep.experiment)
         sizes = []
-        for profile in bx.PROFILES:
+        for profile in PROFILES:
             rows = bx.grid(name, profile)
             for row in rows:
                 exp.complete(row)
@@ -139,7 +140,7 @@ def test_every_sweep_has_a_grid_per_profile_and_the_standard_sizes() -> None:
 
 @pytest.fixture(scope="module")
 def quick() -> dict[str, pd.DataFrame]:
-    return {name: bx.run(name, "quick", runner="local", cache_dir=None) for name in bx.SWEEPS}
+    return {name: sweep.run("quick", runner="local", cache_dir=None) for name, sweep in bx.SWEEPS.items()}
 
 
 def test_x1_quick(quick: dict[str, pd.DataFrame]) -> None:

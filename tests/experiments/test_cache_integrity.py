@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from staleness_lab.experiments import get_experiment
 from staleness_lab.provenance import PROVENANCE_KEY, building_directory, current_umask, write_parquet_atomic
 from staleness_lab.sweeps.cache import (
     CHECKSUM_KEY,
@@ -32,7 +33,6 @@ from staleness_lab.sweeps.cache import (
     read_cached,
     write_cached,
 )
-from staleness_lab.sweeps.registry import get_experiment
 from staleness_lab.sweeps.runner import SweepResult, resolve_rows, run_sweep
 from staleness_lab.sweeps.sweep import sweep_command
 
@@ -241,7 +241,7 @@ def test_results_caches_and_built_directories_follow_the_umask(
     grid = tmp_path / "grid.yaml"
     grid.write_text(yaml.safe_dump(GRID))
     out = tmp_path / "results" / "out.parquet"
-    status = sweep_command(experiment=EXPERIMENT, list_only=False, grid=grid, master=None, runner="local",
+    status = sweep_command(experiment=get_experiment(EXPERIMENT), grid=grid, master=None, runner="local",
                            out=out, cache=tmp_path / "cache", use_cache=True)
     assert status == 0
     cache_files = list((tmp_path / "cache" / EXPERIMENT).glob("*.parquet"))

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from staleness_lab import paths
+from staleness_lab.experiments import get_experiment
 from staleness_lab.intermittent import tpch
 from staleness_lab.sweeps.cache import code_identity
 from staleness_lab.sweeps.code_scope import ROOT, module_file, scope
-from staleness_lab.sweeps.registry import get_experiment
 
 
 def called_package_files(run: Callable[[], Any]) -> set[Path]:
@@ -97,30 +97,31 @@ def relative(paths: frozenset[Path]) -> set[str]:
 
 
 def test_the_spark_experiments_do_not_depend_on_the_simulator_or_other_papers() -> None:
-    spark_rows = relative(scope("staleness_lab.experiments.intermittent_spark"))
+    spark_rows = relative(scope("staleness_lab.experiments.intermittent.spark"))
     assert {"spark/intermittent/calibrate.py", "spark/intermittent/streaming.py", "intermittent/tpch.py"} <= spark_rows
     assert not {p for p in spark_rows if p.startswith(("sim/", "policies/", "workflows/", "theory/"))}
-    assert "experiments/golab.py" not in spark_rows and "experiments/__init__.py" in spark_rows
+    assert "experiments/golab/sweeps.py" not in spark_rows
+    assert {"experiments/__init__.py", "experiments/intermittent/__init__.py"} <= spark_rows
 
 
 def test_the_hybrid_rows_scope_holds_the_planning_and_the_measurements_do_not() -> None:
     """Editing part 1's schemes or the hybrid scaling must not discard hours of measured rows."""
-    spark_rows = relative(scope("staleness_lab.experiments.intermittent_spark"))
-    hybrid = relative(scope("staleness_lab.experiments.intermittent_hybrid"))
-    planning = {"experiments/intermittent_hybrid.py", "intermittent/single.py", "intermittent/dispatch.py",
+    spark_rows = relative(scope("staleness_lab.experiments.intermittent.spark"))
+    hybrid = relative(scope("staleness_lab.experiments.intermittent.hybrid"))
+    planning = {"experiments/intermittent/hybrid.py", "intermittent/single.py", "intermittent/dispatch.py",
                 "optimize/batch_plan.py", "spark/intermittent/runner.py"}
     assert planning <= hybrid and not planning & spark_rows
     assert spark_rows <= hybrid  # the hybrid rows run on the same data and catalogue
 
 
 def test_a_policy_chosen_by_name_is_in_scope_through_the_registry() -> None:
-    golab = relative(scope("staleness_lab.experiments.golab"))
+    golab = relative(scope("staleness_lab.experiments.golab.sweeps"))
     assert {"policies/lookahead.py", "policies/proportional.py", "sim/placement.py", "sim/compiled_kernel.py"} <= golab
     assert not {p for p in golab if p.startswith("workflows/")}
 
 
 def test_code_identity_is_scoped_for_package_experiments_and_whole_otherwise() -> None:
-    spark_key = code_identity("staleness_lab.experiments.intermittent_spark")
-    assert spark_key != code_identity() != code_identity("staleness_lab.experiments.golab")
+    spark_key = code_identity("staleness_lab.experiments.intermittent.spark")
+    assert spark_key != code_identity() != code_identity("staleness_lab.experiments.golab.sweeps")
     assert code_identity("tests.experiments.test_runner") == code_identity()  # outside the package
-    assert spark_key == code_identity("staleness_lab.experiments.intermittent_spark")
+    assert spark_key == code_identity("staleness_lab.experiments.intermittent.spark")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.generators import (
+from staleness_lab.experiments.golab.generators import (
     chains,
     heterogeneous_tables,
     identical_tables,
@@ -141,7 +141,7 @@ def test_staleness_grows_without_bound_only_above_the_merging_limit(fraction: fl
     """Exact staleness of the first and second half of a run: steady below the limit, growing
     above it (no slowdown, no cost noise, so the only question is the long-run work rate)."""
     from staleness_lab.api import simulate
-    from staleness_lab.experiments.golab import half_staleness
+    from staleness_lab.experiments.golab.sweeps import half_staleness
 
     w = identical_tables(30, period=100.0, alpha=1.0, beta=0.1, tracks=4, horizon=200_000.0, seed=1)
     w = scale_to_utilization(w, fraction * merging_limit(w))

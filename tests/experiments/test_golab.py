@@ -35,10 +35,12 @@ import pandas as pd
 import pytest
 
 from staleness_lab.api import simulate
-from staleness_lab.experiments.generators import identical_tables, offered_utilization
+from staleness_lab.experiments import get_experiment, list_experiments
+from staleness_lab.experiments.golab.generators import identical_tables, offered_utilization
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import golab, golab_checks
-from staleness_lab.sweeps.registry import get_experiment, list_experiments
+from staleness_lab.experiments.golab import sweeps as golab
+from staleness_lab.experiments.golab import verdicts as golab_checks
+from staleness_lab.sweeps.named import PROFILES
 from staleness_lab.sweeps.runner import ROW_COLUMN, run_grid
 
 PROFILE = "quick"
@@ -47,7 +49,7 @@ PROFILE = "quick"
 @pytest.fixture(scope="module")
 def quick() -> dict[str, pd.DataFrame]:
     """Every figure's quick sweep, local runner, no cache."""
-    return {name: golab.run(name, PROFILE, runner="local") for name in golab.FIGURES}
+    return {name: fig.run(PROFILE, runner="local") for name, fig in golab.FIGURES.items()}
 
 
 # -- grids and profiles (no simulation) ----------------------------------------------------------
@@ -65,7 +67,7 @@ def test_one_experiment_per_figure_registered() -> None:
 @pytest.mark.parametrize("name", list(golab.FIGURES))
 def test_grid_keeps_every_curve_and_point(name: str) -> None:
     fig = golab.figure(name)
-    for profile in golab.PROFILES:
+    for profile in PROFILES:
         g = golab.grid(name, profile)
         assert list(g) == [fig.curve, "utilization", "seed", "fixed"]
         assert g[fig.curve] == list(fig.curves)
@@ -73,11 +75,11 @@ def test_grid_keeps_every_curve_and_point(name: str) -> None:
         assert g["fixed"] == {"horizon": golab.horizon(name, profile)}
         get_experiment(fig.experiment).complete({**g["fixed"], fig.curve: fig.curves[0]})  # names and types
     # standard and full keep every point; quick keeps a few
-    assert golab.grid(name, "standard")["utilization"] == golab.grid(name, "full")["utilization"] == list(fig.utilizations)
+    assert golab.grid(name, "standard")["utilization"] == golab.grid(name, "full")["utilization"] == golab.UTILIZATIONS[name]
     assert golab.grid(name, "quick")["utilization"] == golab.U_QUICK
     assert golab.horizon(name, "quick") < golab.horizon(name, "standard") < golab.horizon(name, "full")
     # the full profile is sized for the paper's 10^6 events per scheduled run
-    assert golab.horizon(name, "full") * fig.arrival_rate >= 1_000_000 + golab.N_TABLES
+    assert golab.horizon(name, "full") * golab.SIZING[name][0] >= 1_000_000 + golab.N_TABLES
 
 
 def test_events_per_point_and_profiles() -> None:
@@ -90,7 +92,7 @@ def test_events_per_point_and_profiles() -> None:
 
 
 def test_type2_slowdown_has_work_rate_multiplier_two() -> None:
-    from staleness_lab.experiments.generators import work_rate_multiplier
+    from staleness_lab.experiments.golab.generators import work_rate_multiplier
 
     for S in (2.0, 2.5, 3.0, 4.0, 5.0):
         assert work_rate_multiplier(golab.type2_slowdown(S)) == pytest.approx(2.0)

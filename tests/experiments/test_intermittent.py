@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import intermittent as ix
-from staleness_lab.experiments import intermittent_checks as checks
-from staleness_lab.sweeps.registry import get_experiment
+from staleness_lab.experiments import get_experiment
+from staleness_lab.experiments.intermittent import sweeps as ix
+from staleness_lab.experiments.intermittent import verdicts as checks
+from staleness_lab.sweeps.named import PROFILES
 from staleness_lab.sweeps.runner import run_grid
 
 
@@ -19,7 +20,7 @@ def test_every_figure_has_a_grid_at_every_profile() -> None:
     for name, fig in ix.FIGURES.items():
         exp = get_experiment(fig.experiment)
         sizes = []
-        for profile in ix.PROFILES:
+        for profile in PROFILES:
             rows = ix.grid(name, profile)
             assert rows, (name, profile)
             for row in rows:

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import intermittent_hybrid as xh
-from staleness_lab.experiments import intermittent_spark as xs
-from staleness_lab.experiments import intermittent_spark_checks as checks
+from staleness_lab.experiments.intermittent import hybrid as xh
+from staleness_lab.experiments.intermittent import spark as xs
+from staleness_lab.experiments.intermittent import spark_verdicts as checks
 from staleness_lab.intermittent.deadlines import with_deadlines
 
 FIT = {"cost": {"kind": "linear", "S": 0.41234, "R": 0.0123}, "agg_cost": {"kind": "linear", "a0": 0.3, "a1": 0.01}}

@@ -25,13 +25,14 @@ import pandas as pd
 import pytest
 import yaml
 
+from staleness_lab.experiments import get_experiment
 import staleness_lab as sl
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import leontyev as lx
-from staleness_lab.experiments import leontyev_checks as checks
-from staleness_lab.experiments.golab_checks import COLUMNS
+from staleness_lab.experiments.leontyev import sweeps as lx
+from staleness_lab.experiments.leontyev import verdicts as checks
+from staleness_lab.experiments.verdicts import COLUMNS
 from staleness_lab.notebook_params import repo_file
-from staleness_lab.sweeps.registry import get_experiment
+from staleness_lab.sweeps.named import PROFILES
 from staleness_lab.sweeps.runner import run_grid
 from staleness_lab.theory.leontyev.checks import Step
 from staleness_lab.theory.leontyev.workloads import from_workload
@@ -44,7 +45,7 @@ LATE = list(lx.LATE)
 @pytest.fixture(scope="module")
 def quick() -> dict[str, pd.DataFrame]:
     """Both sweeps at the quick profile, local runner, no cache (under a second)."""
-    return {name: lx.run(name, "quick") for name in lx.EXPERIMENTS}
+    return {name: sweep.run("quick") for name, sweep in lx.SWEEPS.items()}
 
 
 def run_of(frame: pd.DataFrame, policy: str, seed: int, provisioning: str = "average",
@@ -140,9 +141,9 @@ def test_quick_grids_and_columns(quick: dict[str, pd.DataFrame]) -> None:
     assert list(bounds.columns)[-len(lx.BOUNDS_COLUMNS):] == lx.BOUNDS_COLUMNS and bounds["row"].nunique() == 12
     assert len(lx.grid("bounds", "standard")) >= 300 and len(lx.grid("bounds", "full")) >= 3000
     assert {len({r["seed"] for r in lx.grid("fig9", p)}) for p in ("standard", "full")} == {10, 30}
-    for name in lx.EXPERIMENTS:
-        for profile in lx.PROFILES:
-            get_experiment(lx.EXPERIMENTS[name]).complete(lx.grid(name, profile)[0])
+    for name in lx.SWEEPS:
+        for profile in PROFILES:
+            get_experiment(lx.SWEEPS[name].experiment).complete(lx.grid(name, profile)[0])
     with pytest.raises(InputError, match="^profile: must be one of"):
         lx.grid("fig9", "huge")
 
@@ -151,8 +152,8 @@ def test_quick_sweep_on_spark_equals_local(spark: Any) -> None:
     """Seed 0's three Fig. 9 runs and four bounds workloads, one Spark task per row."""
     small = {"fig9": lx.grid("fig9", "quick")[:3], "bounds": lx.grid("bounds", "quick")[:4]}
     for name, grid in small.items():
-        local = run_grid(lx.EXPERIMENTS[name], grid, runner="local", cache_dir=None, progress=False)
-        remote = run_grid(lx.EXPERIMENTS[name], grid, runner="spark", master=spark.sparkContext.master, cache_dir=None,
+        local = run_grid(lx.SWEEPS[name].experiment, grid, runner="local", cache_dir=None, progress=False)
+        remote = run_grid(lx.SWEEPS[name].experiment, grid, runner="spark", master=spark.sparkContext.master, cache_dir=None,
                           progress=False)
         pd.testing.assert_frame_equal(remote, local, check_exact=True)
 

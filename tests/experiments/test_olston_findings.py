@@ -11,7 +11,8 @@ import json
 import pandas as pd
 import pytest
 
-from staleness_lab.experiments import olston, olston_checks
+from staleness_lab.experiments.olston import sweeps as olston
+from staleness_lab.experiments.olston import verdicts as olston_checks
 from staleness_lab.sweeps.runner import run_grid
 from staleness_lab.workflows.propagate import propagate
 from staleness_lab.workflows.sim import RunConfig, run

@@ -26,13 +26,15 @@ import pytest
 import yaml
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments import bateni as bx
-from staleness_lab.experiments import golab
-from staleness_lab.experiments import intermittent as ix
-from staleness_lab.experiments import intermittent_hybrid as xh
-from staleness_lab.experiments import intermittent_spark as xs
-from staleness_lab.experiments import olston, quickstart
-from staleness_lab.sweeps.registry import Param, expand_grid, get_experiment, list_experiments
+from staleness_lab.experiments import get_experiment, list_experiments
+from staleness_lab.experiments import quickstart
+from staleness_lab.experiments.bateni import sweeps as bx
+from staleness_lab.experiments.golab import sweeps as golab
+from staleness_lab.experiments.intermittent import hybrid as xh
+from staleness_lab.experiments.intermittent import spark as xs
+from staleness_lab.experiments.intermittent import sweeps as ix
+from staleness_lab.experiments.olston import sweeps as olston
+from staleness_lab.sweeps.registry import Experiment, Param, expand_grid
 from staleness_lab.sweeps.runner import resolve_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,12 +155,12 @@ def test_quickstart_notebook_grids_expand(profile: str) -> None:
                     if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "POLICIES")
     captured: list[tuple[str, Any]] = []
 
-    def run_grid(experiment: str, grid: Any, **_: Any) -> pd.DataFrame:
-        captured.append((experiment, grid))
-        return pd.DataFrame({"events": [_expand(experiment, grid)]})
+    def run_grid(experiment: Experiment, grid: Any, **_: Any) -> pd.DataFrame:
+        captured.append((experiment.name, grid))
+        return pd.DataFrame({"events": [_expand(experiment.name, grid)]})
 
     scope: dict[str, Any] = {"np": np, "profile": profile, "runner": "local", "master": "", "cache_dir": "",
-                             "run_grid": run_grid}
+                             "run_grid": run_grid, "get_experiment": get_experiment}
     exec(compile(ast.Module(body=[policies], type_ignores=[]), "POLICIES", "exec"), scope)
     exec(_notebook_cell(notebook, "GRIDS = {"), scope)
     assert [name for name, _ in captured] == ["baseline-utilization"]

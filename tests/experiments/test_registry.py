@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
-from staleness_lab.sweeps import Experiment, Param, expand_grid, get_experiment, list_experiments
+from staleness_lab.experiments import get_experiment, list_experiments
+from staleness_lab.sweeps import Experiment, Param, expand_grid
 from staleness_lab.sweeps.registry import experiment
 
 EXP = Experiment(
@@ -78,8 +79,9 @@ def test_unknown_key_lists_the_parameters_taken() -> None:
 
 
 def test_registry_lookup() -> None:
+    """Every paper's experiments are found through the experiments package (which registers them)."""
     names = [e.name for e in list_experiments()]
-    assert "baseline-utilization" in names
+    assert "baseline-utilization" in names and "golab-fig4" in names and "olston-run" in names
     exp = get_experiment("baseline-utilization")
     assert exp.name == "baseline-utilization" and exp.doc
     assert {p.name for p in exp.params} >= {"policy", "utilization", "seed", "horizon"}

@@ -17,6 +17,7 @@ import pytest
 
 import staleness_lab
 from staleness_lab.errors import InputError
+from staleness_lab.experiments import get_experiment
 from staleness_lab.provenance import PROVENANCE_KEY, git_commit, provenance, read_provenance, write_parquet_atomic
 from staleness_lab.sweeps.cache import cache_key, cache_path, code_identity, read_cached
 from staleness_lab.sweeps.registry import Experiment, Param
@@ -197,7 +198,8 @@ def test_format_params() -> None:
 
 
 def test_sweep_provenance_names_the_grid_and_seeds() -> None:
-    result = run_sweep("baseline-utilization", {"seed": [3, 1], "fixed": {"horizon": 500.0}}, cache_dir=None, progress=False)
+    result = run_sweep(get_experiment("baseline-utilization"), {"seed": [3, 1], "fixed": {"horizon": 500.0}},
+                       cache_dir=None, progress=False)
     extra = result.provenance_extra()
     assert extra["experiment"] == "baseline-utilization" and extra["seeds"] == [1, 3] and extra["rows"] == 2
     assert extra["grid"] == {"seed": [3, 1], "fixed": {"horizon": 500.0}}

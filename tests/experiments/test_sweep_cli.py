@@ -21,9 +21,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from staleness_lab.experiments import list_experiments
 import staleness_lab
 from staleness_lab.provenance import PROVENANCE_KEY
-from staleness_lab.sweeps import list_experiments
 from staleness_lab.sweeps.runner import run_grid
 
 CLI = Path(sys.executable).parent / "staleness-lab"

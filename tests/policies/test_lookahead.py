@@ -213,8 +213,8 @@ def test_in_lasting_overload_lookahead_starves_a_long_job_for_good():
     is ready, which in lasting overload is forever. On the Fig. 7 workload at U = 1.2 (above
     the merging limit 1.1) one table's maximum staleness is nearly the whole horizon under
     Lookahead, while Max Benefit keeps every table's below a tenth of it."""
-    from staleness_lab.experiments import golab
-    from staleness_lab.experiments.generators import scale_to_utilization, two_classes
+    from staleness_lab.experiments.golab import sweeps as golab
+    from staleness_lab.experiments.golab.generators import scale_to_utilization, two_classes
 
     w = two_classes(15, {"priority": 1.0}, {"priority": 10.0}, tracks=4, horizon=200_000.0, seed=0,
                     variability=0.5, slowdown=golab.type2_slowdown(3.0))
@@ -283,7 +283,7 @@ def test_pruned_enumeration_finds_what_the_full_one_finds(e_i, cands, preds, max
 
 
 def test_pruned_policy_runs_the_full_searchs_trace(monkeypatch) -> None:
-    from staleness_lab.experiments.golab import scale_to_utilization, two_classes, type2_slowdown
+    from staleness_lab.experiments.golab.sweeps import scale_to_utilization, two_classes, type2_slowdown
 
     def reference(now, e_i, cands, preds, max_set, floor=-float("inf")):
         found = full_enumeration(now, e_i, cands, preds, max_set)
@@ -322,7 +322,7 @@ def test_a_lone_ready_table_started_by_the_engine_gives_places_trace(w, max_set)
 
 @pytest.mark.parametrize("tracks, u", [(6, None), (4, 1.0), (4, 1.2)])
 def test_the_lone_shortcut_on_long_runs(tracks, u) -> None:
-    from staleness_lab.experiments.golab import scale_to_utilization, two_classes
+    from staleness_lab.experiments.golab.sweeps import scale_to_utilization, two_classes
 
     if u is None:  # Table 2 on spare tracks: every decision has one ready table
         w = sl.parse_workload({**table2(30, 20_000.0, noisy=True, slowdown=True), "tracks": tracks})

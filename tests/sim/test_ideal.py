@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 
 from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible
-from staleness_lab.experiments import golab
-from staleness_lab.experiments.generators import (
+from staleness_lab.experiments.golab import sweeps as golab
+from staleness_lab.experiments.golab.generators import (
     chains,
     identical_tables,
     merging_limit,

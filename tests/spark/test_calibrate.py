@@ -24,7 +24,7 @@ import pytest
 from staleness_lab import paths
 from staleness_lab.cli import main
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.intermittent import paper_queries
+from staleness_lab.experiments.intermittent.sweeps import paper_queries
 from staleness_lab.intermittent import tpch
 from staleness_lab.intermittent.costs import LinearCost, PiecewiseCost, parse_agg_cost, parse_cost
 from staleness_lab.spark.intermittent import TpchData

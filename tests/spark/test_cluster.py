@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from staleness_lab.experiments import get_experiment
 from staleness_lab.provenance import read_provenance
 from staleness_lab.spark import java_available
 from staleness_lab.sweeps.runner import run_grid
@@ -34,7 +35,7 @@ def test_cli_sweep_on_a_standalone_cluster_equals_the_local_runner(standalone_cl
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert f"master {standalone_cluster}" in proc.stdout
     assert "4 computed, 0 from cache" in proc.stdout
-    local = run_grid("baseline-utilization", GRID, runner="local", cache_dir=None, progress=False)
+    local = run_grid(get_experiment("baseline-utilization"), GRID, runner="local", cache_dir=None, progress=False)
     pd.testing.assert_frame_equal(pd.read_parquet(out), local, check_exact=True)
     meta = read_provenance(out)
     assert meta is not None and meta["master"] == standalone_cluster and meta["runner"] == "spark"

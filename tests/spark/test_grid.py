@@ -12,10 +12,13 @@ import pandas as pd
 import pytest
 
 from staleness_lab.errors import InputError
+from staleness_lab.experiments import get_experiment
 from staleness_lab.spark.grid import TASKS_PER_CORE, plan_chunks
 from staleness_lab.sweeps.runner import RowTask, SweepError, run_grid, run_sweep
 
 MASTER = "local[2]"
+#: The quickstart experiment, looked up where every paper's is registered.
+BASELINE = get_experiment("baseline-utilization")
 #: 18 rows: more than TASKS_PER_CORE x 2 cores, so some Spark tasks run two rows.
 GRID = {
     "policy": ["edf", "max-benefit"],
@@ -36,8 +39,8 @@ def test_rows_are_dealt_round_robin_once_there_are_many() -> None:
 
 
 def test_spark_and_local_runners_agree_exactly(spark, tmp_path: Path) -> None:
-    local = run_grid("baseline-utilization", GRID, runner="local", cache_dir=None, progress=False)
-    on_spark = run_sweep("baseline-utilization", GRID, runner="spark", master=MASTER, cache_dir=tmp_path, progress=False)
+    local = run_grid(BASELINE, GRID, runner="local", cache_dir=None, progress=False)
+    on_spark = run_sweep(BASELINE, GRID, runner="spark", master=MASTER, cache_dir=tmp_path, progress=False)
     assert on_spark.computed == N and on_spark.from_cache == 0 and on_spark.master == MASTER
     pd.testing.assert_frame_equal(on_spark.frame, local, check_exact=True)
     # The executors wrote one cache file per row as they finished.
@@ -50,7 +53,7 @@ def test_spark_and_local_runners_agree_exactly(spark, tmp_path: Path) -> None:
     assert local["policy"].tolist() == ["edf"] * 9 + ["max-benefit"] * 9
     assert local["seed"].tolist() == [0, 1, 2] * 6
     # A rerun is served from the cache without a Spark job, and is identical.
-    again = run_sweep("baseline-utilization", GRID, runner="spark", master=MASTER, cache_dir=tmp_path, progress=False)
+    again = run_sweep(BASELINE, GRID, runner="spark", master=MASTER, cache_dir=tmp_path, progress=False)
     assert again.computed == 0 and again.from_cache == N
     pd.testing.assert_frame_equal(again.frame, local, check_exact=True)
 
@@ -62,7 +65,7 @@ def test_a_failing_row_on_an_executor_names_its_parameters(spark, tmp_path: Path
         {"policy": "no-such-policy", "utilization": 0.7, "horizon": 1000.0},
     ]
     with pytest.raises(SweepError) as info:
-        run_grid("baseline-utilization", rows, runner="spark", master=MASTER, cache_dir=tmp_path, progress=False)
+        run_grid(BASELINE, rows, runner="spark", master=MASTER, cache_dir=tmp_path, progress=False)
     err = info.value
     assert isinstance(err, InputError) and isinstance(err, RuntimeError)
     assert str(err).startswith("row 2 {policy: 'no-such-policy', utilization: 0.7, ")

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from staleness_lab.experiments.olston import WORKFLOWS, load, reduced
+from staleness_lab.experiments.olston.sweeps import WORKFLOWS, load, reduced
 from staleness_lab.spark.workflows.executor import spark_rows as make_spark_rows
 from staleness_lab.workflows.blocks import DELTA
 from staleness_lab.workflows.block_store import CRASH_ENV, CRASH_STATUS, manifest_paths, run_dirs, verify

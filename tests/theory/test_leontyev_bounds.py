@@ -478,7 +478,7 @@ def test_preconditions_report_utilization() -> None:
 def test_bounds_table_of_a_workload_is_its_task_sets() -> None:
     """``bounds_table(workload, policy)`` as the issue writes it: the workload is mapped to its
     task set (budgets provisioned, recovery periods by the rule asked for), then tabled."""
-    from staleness_lab.experiments.leontyev import fig9_workload
+    from staleness_lab.experiments.leontyev.sweeps import fig9_workload
     from staleness_lab.theory.leontyev.workloads import from_workload
 
     workload = fig9_workload(0, "worst", "synchronous")

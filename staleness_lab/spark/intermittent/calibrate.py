@@ -20,7 +20,7 @@ The digest's §6, "Measuring S, R and AggCost", is followed here:
   batches: the ``k`` batch times plus, for ``k >= 2``, the final aggregation.
 
 :func:`calibrate` writes ``<out_dir>/<query>.json`` per query, loadable by
-:func:`staleness_lab.experiments.intermittent.paper_queries`::
+:func:`staleness_lab.experiments.intermittent.sweeps.paper_queries`::
 
     {"cost": {"kind": "linear", "S": ..., "R": ...},           # the eq. (1) fit, cost schema
      "agg_cost": {"kind": "linear", "a0": ..., "a1": ...},

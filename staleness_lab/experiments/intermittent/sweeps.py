@@ -29,7 +29,8 @@ Experiments:
 * ``intermittent-optimum``: A5 instances (random linear costs, one window) at ρ: every heuristic
   against the CP-SAT optimum, with its status, bound and gap.
 
-Profiles (:func:`grid`): ``quick`` (tests), ``standard`` (``make run``) and ``full``.
+Profiles (:data:`~staleness_lab.sweeps.named.PROFILES`, :func:`grid`): ``quick`` (tests),
+``standard`` (``make run``) and ``full``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -58,9 +58,9 @@ from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES as EXACT_MAX_TUPLES
 from staleness_lab.intermittent.single import algorithm1, exact
 from staleness_lab.model.workload import MAX_SEED
-from staleness_lab.sweeps.registry import Param, check_choice, experiment
+from staleness_lab.sweeps.named import NamedSweep
+from staleness_lab.sweeps.registry import Param, experiment
 
-PROFILES = ("quick", "standard", "full")
 RATE_PROFILES = PROFILES_OF_RATE
 #: Fig. 6's deadline factors f (D = we + f·Cost(N)) and Fig. 7's ρ of the same-window cases.
 FIG6_FACTORS = (1.0, 0.8, 0.6, 0.4, 0.2, 0.1)
@@ -349,18 +349,6 @@ def optimum(n_queries: int, N: int, rho: float, seed: int, deterministic_time: f
 # -- the figures' grids ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Figure:
-    """A figure: its experiment, its curve parameter, its grid per profile and the paper's claim."""
-
-    name: str
-    experiment: str
-    curve: str
-    title: str
-    claim: str
-    rows: Callable[[str], list[dict[str, Any]]]
-
-
 def _seeds(profile: str) -> list[int]:
     return {"quick": [0], "standard": [0, 1, 2], "full": list(range(10))}[profile]
 
@@ -405,53 +393,62 @@ def _optimum_rows(profile: str) -> list[dict[str, Any]]:
             for k, n in sizes[profile] for rho in (1.0, 0.4, 0.2) for seed in range(seeds)]
 
 
-FIGURES: dict[str, Figure] = {
+def _costed(rows: Callable[[str], list[dict[str, Any]]]) -> Callable[..., list[dict[str, Any]]]:
+    """The rows of a figure whose experiment prices plans with the paper's cost curves: each row
+    names the measured fits in ``costmodels`` when given (empty: the synthetic set)."""
+
+    def costed(profile: str, costmodels: str = "") -> list[dict[str, Any]]:
+        return [{**row, "costmodels": costmodels} for row in rows(profile)] if costmodels else rows(profile)
+
+    return costed
+
+
+def _uncosted(rows: Callable[[str], list[dict[str, Any]]]) -> Callable[..., list[dict[str, Any]]]:
+    """The rows of a figure on random instances, which carry their own costs: ``costmodels``
+    (taken so that every figure runs with the same options) does not change them."""
+
+    def uncosted(profile: str, costmodels: str = "") -> list[dict[str, Any]]:
+        return rows(profile)
+
+    return uncosted
+
+
+#: The figures by name; ``rows`` take ``costmodels`` (:func:`grid`).
+FIGURES: dict[str, NamedSweep] = {
     f.name: f
     for f in [
-        Figure("fig6", "intermittent-fig6", "f", "Fig. 6: one query alone, D = we + f·Cost(N)",
-               "Every deadline is met; 2 batches for f < 1, except at 0.1D where Q3, Q9 and Q10 need 3.", _fig6_rows),
-        Figure("fig7", "intermittent-multi", "policy", "Fig. 7: 13 queries, δRSF = 50 %, C_max = 30 s, fixed rate",
-               "EDF and LLF miss only at 0.1D; SJF at 0.2D and 0.1D; RR at 0.4D, 0.2D and 0.1D; normalized cost ≈ 1.5; "
-               "0.1D is infeasible (the last batches need more than max D − we).", _fig7_rows),
-        Figure("fig8", "intermittent-multi", "policy", "Fig. 8: EDF and LLF without MinBatch",
-               "Without MinBatch both fail from 0.4D on and cost 10× (EDF) and 7× (LLF) the MinBatch schedules.",
-               _fig8_rows),
-        Figure("fig10", "intermittent-multi", "profile", "Fig. 10: rate profiles at 0.1D, δRSF = 100 %",
-               "EDF and LLF meet every deadline under FR and VR1-4; SJF and RR only under VR1 and VR2; normalized "
-               "cost ≈ 2, a little higher for VR3 and VR4.", _profile_rows(0.1, 1.0)),
-        Figure("fig11", "intermittent-multi", "profile", "Fig. 11: rate profiles at 0.2D, δRSF = 50 %",
-               "EDF and LLF pass everything; SJF passes VR1-4 but fails FR; RR fails VR3 and VR4 (and FR).",
-               _profile_rows(0.2, 0.5)),
-        Figure("alg1-loss", "intermittent-alg1-loss", "cost_kind", "Algorithm 1 against the exact optimum",
-               "The paper claims Algorithm 1 optimal (C1); digest correction 1 refutes it.", _loss_rows),
-        Figure("optimum", "intermittent-optimum", "scheme", "Heuristics against the CP-SAT optimum",
-               "Not in the paper: the proven optimum judges LLF, EDF, SJF and RR.", _optimum_rows),
+        NamedSweep("fig6", "intermittent-fig6", "Fig. 6: one query alone, D = we + f·Cost(N)",
+                   "Every deadline is met; 2 batches for f < 1, except at 0.1D where Q3, Q9 and Q10 need 3.",
+                   _costed(_fig6_rows), curve="f"),
+        NamedSweep("fig7", "intermittent-multi", "Fig. 7: 13 queries, δRSF = 50 %, C_max = 30 s, fixed rate",
+                   "EDF and LLF miss only at 0.1D; SJF at 0.2D and 0.1D; RR at 0.4D, 0.2D and 0.1D; normalized cost "
+                   "≈ 1.5; 0.1D is infeasible (the last batches need more than max D − we).",
+                   _costed(_fig7_rows), curve="policy"),
+        NamedSweep("fig8", "intermittent-multi", "Fig. 8: EDF and LLF without MinBatch",
+                   "Without MinBatch both fail from 0.4D on and cost 10× (EDF) and 7× (LLF) the MinBatch schedules.",
+                   _costed(_fig8_rows), curve="policy"),
+        NamedSweep("fig10", "intermittent-multi", "Fig. 10: rate profiles at 0.1D, δRSF = 100 %",
+                   "EDF and LLF meet every deadline under FR and VR1-4; SJF and RR only under VR1 and VR2; normalized "
+                   "cost ≈ 2, a little higher for VR3 and VR4.", _costed(_profile_rows(0.1, 1.0)), curve="profile"),
+        NamedSweep("fig11", "intermittent-multi", "Fig. 11: rate profiles at 0.2D, δRSF = 50 %",
+                   "EDF and LLF pass everything; SJF passes VR1-4 but fails FR; RR fails VR3 and VR4 (and FR).",
+                   _costed(_profile_rows(0.2, 0.5)), curve="profile"),
+        NamedSweep("alg1-loss", "intermittent-alg1-loss", "Algorithm 1 against the exact optimum",
+                   "The paper claims Algorithm 1 optimal (C1); digest correction 1 refutes it.",
+                   _uncosted(_loss_rows), curve="cost_kind"),
+        NamedSweep("optimum", "intermittent-optimum", "Heuristics against the CP-SAT optimum",
+                   "Not in the paper: the proven optimum judges LLF, EDF, SJF and RR.",
+                   _uncosted(_optimum_rows), curve="scheme"),
     ]
 }
 
 
-def _check_profile(profile: str) -> None:
-    check_choice(profile, PROFILES, "profile")
-
-
 def grid(name: str, profile: str, costmodels: str = "") -> list[dict[str, Any]]:
-    """The explicit parameter rows of a figure at a profile (for ``run_grid``)."""
-    _check_profile(profile)
+    """The explicit parameter rows of a figure at a profile (for ``run_grid``); ``costmodels``
+    names measured fits for the figures priced with the paper's cost curves."""
     if name not in FIGURES:
         raise InputError("figure", f"must be one of {', '.join(FIGURES)}, got {name!r}")
-    rows = FIGURES[name].rows(profile)
-    if costmodels and FIGURES[name].experiment in ("intermittent-fig6", "intermittent-multi"):
-        rows = [{**row, "costmodels": costmodels} for row in rows]
-    return rows
-
-
-def run(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
-        costmodels: str = "", progress: bool = False) -> pd.DataFrame:
-    """A figure's rows at the profile as one tidy frame (``run_grid`` over :func:`grid`)."""
-    from staleness_lab.sweeps.runner import run_grid
-
-    return run_grid(FIGURES[name].experiment, grid(name, profile, costmodels), runner=runner, master=master,
-                    cache_dir=cache_dir, progress=progress)
+    return FIGURES[name].grid(profile, costmodels=costmodels)  # type: ignore[return-value]
 
 
 def rate_profiles(n: int = 4500, seed: int = 0) -> pd.DataFrame:

@@ -1,5 +1,5 @@
 """Computed verdicts for Olston: Tables 5 and 6 cell by cell, checks 10-12 (digest §7, with
-correction 7), in :mod:`golab_checks`' record format (``check, figure, claim, holds, margin,
+correction 7), in :mod:`staleness_lab.experiments.verdicts`' record format (``check, figure, claim, holds, margin,
 detail, profile``).
 
 **Cells** (:func:`cells`): per workflow and column, the mean and 95 % confidence half-width over
@@ -26,8 +26,10 @@ from typing import Any
 
 import pandas as pd
 
-from staleness_lab.experiments.golab_checks import COLUMNS, verdict_row as _row
-from staleness_lab.experiments.olston import WEEK_H, WORKFLOWS, load
+from staleness_lab.experiments.olston.sweeps import WEEK_H, WORKFLOWS, load
+from staleness_lab.experiments.verdicts import COLUMNS
+from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
+from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.stats import t_quantile_975
 
 #: Table 5 [P]: 10-week runs, (lag CPU-h, cost CPU-h, scheduler s) per workflow and scenario.
@@ -608,6 +610,4 @@ def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFra
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
     """One line for the report index."""
-    from staleness_lab.experiments.intermittent_checks import summary_line as line
-
-    return line(table, profile, subject="verdicts on Olston's Tables 5-6 and checks 7, 10-12 and 14")
+    return shared_summary_line(table, profile, subject="verdicts on Olston's Tables 5-6 and checks 7, 10-12 and 14")

@@ -1,5 +1,5 @@
-"""Computed verdicts for Leontyev, Johnson and Anderson (AUS), in :mod:`golab_checks`' record
-format (``check, figure, claim, holds, margin, detail, profile``).
+"""Computed verdicts for Leontyev, Johnson and Anderson (AUS), in :mod:`staleness_lab.experiments.verdicts`'
+record format (``check, figure, claim, holds, margin, detail, profile``).
 
 Digest correction 3 limits the Fig. 9 verdicts to what the paper supports (its lines 319-323);
 the digest's own acceptance checks 10-12 encode a prototype's windows, which are reported in the
@@ -37,9 +37,10 @@ import numpy as np
 import pandas as pd
 
 import staleness_lab as sl
-from staleness_lab.experiments import leontyev as lx
-from staleness_lab.experiments.golab_checks import COLUMNS, LIVE, verdict_row as _row
-from staleness_lab.experiments.intermittent_checks import summary_line as shared_summary_line
+from staleness_lab.experiments.leontyev import sweeps as lx
+from staleness_lab.experiments.verdicts import COLUMNS, LIVE
+from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
+from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.theory.records import REL_TOL
 
 #: Absolute tolerance of the E4 replay.

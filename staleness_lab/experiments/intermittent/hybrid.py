@@ -3,7 +3,7 @@ measured on Spark, and Spark executes every batch (digest §6).
 
 Part 1 decides and Spark executes (:mod:`staleness_lab.spark.intermittent`): each batch's
 measured wall time becomes its duration in virtual time. The fits come from
-:mod:`staleness_lab.experiments.intermittent_spark`'s calibration rows. Experiments:
+:mod:`staleness_lab.experiments.intermittent.spark`'s calibration rows. Experiments:
 
 * ``intermittent-spark-fig6``: one query alone with ``D = we + f·Cost(N)`` under its measured
   cost model, planned by Algorithm 1 and executed on Spark (:func:`execute`); deadlines met with
@@ -59,7 +59,7 @@ from typing import Any
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.intermittent_spark import ALL_QUERIES, DATA_PARAMS, QUERY_PARAM, tpch_data
+from staleness_lab.experiments.intermittent.spark import ALL_QUERIES, DATA_PARAMS, QUERY_PARAM, tpch_data
 from staleness_lab.intermittent import FixedRate, Query, QuerySet
 from staleness_lab.intermittent.costs import parse_agg_cost, parse_cost
 from staleness_lab.intermittent.deadlines import c7, with_deadlines

@@ -7,7 +7,7 @@ scheduler on one seeded workload, i.e. its priority-weighted staleness over ``[0
 divided by that of the same workload with unlimited tracks (``simulate(..., relative=True)``,
 computed in closed form by :func:`~staleness_lab.sim.ideal.ideal_summary`).
 Each row also carries the point's ``merging_limit``
-(:func:`~staleness_lab.experiments.generators.merging_limit`): above it the tracks fall behind
+(:func:`~staleness_lab.experiments.golab.generators.merging_limit`): above it the tracks fall behind
 for good, staleness grows without bound and relative lateness grows with the horizon, so the
 profiles agree there on the ordering of the curves, not on their level.
 
@@ -18,9 +18,9 @@ Common setup (the spec digest's Sec. 5.0, with its design choices):
   1, phases uniform in ``[0, P)`` drawn from the seed.
 * The x-axis is the offered load per track, ``U_tot = m * sum_i E_i(P_i) / P_i / N``, with ``m``
   the slowdown's long-run work-rate multiplier
-  (:func:`~staleness_lab.experiments.generators.work_rate_multiplier`); a point reaches its
+  (:func:`~staleness_lab.experiments.golab.generators.work_rate_multiplier`); a point reaches its
   target by multiplying every alpha and beta by one factor
-  (:func:`~staleness_lab.experiments.generators.scale_to_utilization`). Partitioners see the
+  (:func:`~staleness_lab.experiments.golab.generators.scale_to_utilization`). Partitioners see the
   point's nominal ``E_i(P_i)`` (no slowdown, no randomness).
 * Type-2 slowdown ("alternating normal and slow periods", every figure but Fig. 6): a job
   starting in a slow period costs ``S`` times more. The paper tunes the period lengths "so that
@@ -39,19 +39,19 @@ A point a partitioner cannot run (EDF-Partitioned's packing needs more tracks th
 is a row with ``status = "infeasible"``, the scheduler's reason and NaN lateness, so a chart
 shows a gap there, never a zero.
 
-Profiles (:func:`grid`): ``full`` runs at the paper's scale (each scheduled run sees at least
-:func:`events_per_point` ``("full")`` = 10^6 events, the unlimited-track run comes on top);
-``standard`` keeps every point and every curve at a shorter horizon (what ``make run``
-renders); ``quick`` is a few points over a short horizon, for tests. The horizon of a figure is
-long enough for its profile's event target in data arrivals alone (see :data:`SIZING`), so the
-target is met at every point, however overloaded.
+Profiles (:data:`~staleness_lab.sweeps.named.PROFILES`, :func:`grid`): ``full`` runs at the
+paper's scale (each scheduled run sees at least :func:`events_per_point` ``("full")`` = 10^6
+events, the unlimited-track run comes on top); ``standard`` keeps every point and every curve
+at a shorter horizon (what ``make run`` renders); ``quick`` is a few points over a short
+horizon, for tests. The horizon of a figure is long enough for its profile's event target in
+data arrivals alone (see :data:`SIZING`), so the target is met at every point, however
+overloaded. The figures are :data:`FIGURES`; ``figure(name).run(profile, ...)`` runs one.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,7 @@ import pandas as pd
 
 from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible, InputError
-from staleness_lab.experiments.generators import (
+from staleness_lab.experiments.golab.generators import (
     chains,
     identical_tables,
     merging_limit,
@@ -71,6 +71,7 @@ from staleness_lab.model import Slowdown, Workload
 from staleness_lab.model.workload import MAX_SEED, MAX_TRACKS
 from staleness_lab.sim import ideal_summary, relative_lateness
 from staleness_lab.sim.trace import table_time_order
+from staleness_lab.sweeps.named import NamedSweep, check_profile
 from staleness_lab.sweeps.registry import Param, experiment
 
 #: Table 2 of the paper.
@@ -86,8 +87,6 @@ TRACKS = 4
 S_DEFAULT = 3.0
 #: Length of a normal period in the type-2 slowdown (the paper gives none).
 NORMAL_PERIOD = 1000.0
-
-PROFILES = ("quick", "standard", "full")
 
 #: Events each scheduled run should see, per profile (the unlimited-track run comes on top).
 EVENTS_PER_POINT = {"quick": 4_000, "standard": 60_000, "full": 1_000_000}
@@ -130,15 +129,10 @@ def _figure_key(name: str | int) -> str:
     return key
 
 
-def _check_profile(profile: str) -> None:
-    if profile not in PROFILES:
-        raise InputError("profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
-
-
 def events_per_point(profile: str) -> int:
     """The number of events (data arrivals plus job completions) each scheduled run of the
     profile is sized for; the unlimited-track reference run comes on top."""
-    _check_profile(profile)
+    check_profile(profile)
     return EVENTS_PER_POINT[profile]
 
 
@@ -456,122 +450,108 @@ def partitioned_demo(horizon: float = 80.0, seed: int = 0, basic: str = "edf") -
 # -- the figures' descriptions and grids ---------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One figure: its experiment, the parameter that tells its curves apart, the curves, the
-    utilization axis, the paper's claim and the event-rate bound that sets its horizon."""
-
-    name: str
-    experiment: str
-    curve: str
-    curves: tuple[Any, ...]
-    utilizations: tuple[float, ...]
-    title: str
-    claim: str
-    run: Callable[..., pd.DataFrame]
-
-    @property
-    def arrival_rate(self) -> float:
-        """Data arrivals per unit of time: a lower bound of (events of a run) / horizon."""
-        return SIZING[self.name][0]
-
-    @property
-    def min_horizon(self) -> float:
-        """The shortest horizon worth simulating (several slow periods and long periods)."""
-        return SIZING[self.name][1]
+#: The utilization points of each figure at the standard and full profiles.
+UTILIZATIONS = {**dict.fromkeys(SIZING, U_SWEEP), "fig6": U_SWEEP_FIG6}
 
 
-FIGURES: dict[str, Figure] = {
+def _grid(name: str) -> Callable[[str], dict[str, Any]]:
+    """The sweep grid of a figure at a profile, for :func:`~staleness_lab.sweeps.runner.run_grid`:
+    every curve, the profile's utilizations and seeds, the horizon fixed."""
+
+    def grid(profile: str) -> dict[str, Any]:
+        fig = FIGURES[name]
+        return {
+            fig.curve: list(fig.curves),
+            "utilization": utilizations(name, profile),
+            "seed": list(SEEDS[profile]),
+            "fixed": {"horizon": horizon(name, profile)},
+        }
+
+    return grid
+
+
+#: Each figure: its experiment, the parameter that tells its curves apart and the curves, the
+#: paper's claim; the horizon comes from :data:`SIZING`, the utilization axis from
+#: :data:`UTILIZATIONS`.
+FIGURES: dict[str, NamedSweep] = {
     f.name: f
     for f in [
-        Figure(
-            "fig4", "golab-fig4", "S", (2.0, 2.5, 3.0, 4.0, 5.0), tuple(U_SWEEP),
+        NamedSweep(
+            "fig4", "golab-fig4",
             "Fig. 4: Max Benefit under alternating slowdowns of factor S (30 identical tables, 4 tracks)",
             "At the same offered load, a harsher slowdown factor S makes lateness grow much more, while "
             "alpha, beta and the number of tracks matter little.",
-            fig4,
+            _grid("fig4"), curve="S", curves=(2.0, 2.5, 3.0, 4.0, 5.0),
         ),
-        Figure(
-            "fig5", "golab-fig5", "policy", tuple(FIG5_POLICIES), tuple(U_SWEEP),
+        NamedSweep(
+            "fig5", "golab-fig5",
             "Fig. 5: EDF-P vs Max Benefit, two classes (beta 0.1 and 0.01)",
             "EDF-P is slightly better where lateness first appears, Max Benefit is better once the load is "
             "high, so Max Benefit is the safer choice.",
-            fig5,
+            _grid("fig5"), curve="policy", curves=tuple(FIG5_POLICIES),
         ),
-        Figure(
-            "fig6", "golab-fig6", "policy", tuple(FIG6_POLICIES), tuple(U_SWEEP_FIG6),
+        NamedSweep(
+            "fig6", "golab-fig6",
             "Fig. 6: 30 identical tables, no slowdown, 5 tracks",
             "Every scheduler stays near the ideal up to about full load and stays stable beyond it; "
             "EDF-Partitioned is the worst (worse than Random) because its full tracks leave no room for "
             "promotion, and Proportional matches global Max Benefit.",
-            fig6,
+            _grid("fig6"), curve="policy", curves=tuple(FIG6_POLICIES),
         ),
-        Figure(
-            "fig7", "golab-fig7", "policy", tuple(FIG7_POLICIES), tuple(U_SWEEP),
+        NamedSweep(
+            "fig7", "golab-fig7",
             "Fig. 7: two priority classes (1 and 10)",
             "Max Benefit, which weighs priorities, keeps lateness far below EDF and Random, which ignore them.",
-            fig7,
+            _grid("fig7"), curve="policy", curves=tuple(FIG7_POLICIES),
         ),
-        Figure(
-            "fig8", "golab-fig8", "inheritance", tuple(FIG8_INHERITANCE), tuple(U_SWEEP),
+        NamedSweep(
+            "fig8", "golab-fig8",
             "Fig. 8: Max Benefit with priority inheritance, 30 chains of depth 3",
             "Without inheritance lateness is poor because base tables feeding important views starve; the "
             "inheritance modes are close to each other, Max the best overall and Sum the worst.",
-            fig8,
+            _grid("fig8"), curve="inheritance", curves=tuple(FIG8_INHERITANCE),
         ),
-        Figure(
-            "fig9", "golab-fig9", "policy", tuple(FIG9_POLICIES), tuple(U_SWEEP),
+        NamedSweep(
+            "fig9", "golab-fig9",
             "Fig. 9: short important tables (period 100, p 100) and long ones (period 10 000, p 1)",
             "Global Max Benefit does badly because long jobs block short important ones; EDF-Partitioned is "
             "much better at low load but worse than global at high load; Proportional is best overall.",
-            fig9,
+            _grid("fig9"), curve="policy", curves=tuple(FIG9_POLICIES),
         ),
-        Figure(
-            "fig10", "golab-fig10", "variant", tuple(FIG10_VARIANTS), tuple(U_SWEEP),
+        NamedSweep(
+            "fig10", "golab-fig10",
             "Fig. 10: Proportional variants on the Fig. 9 workload",
             "Spreading the clusters over all tracks beats the basic allocation at low load, and the "
             "aggressive all-tracks variant does well at every load.",
-            fig10,
+            _grid("fig10"), curve="variant", curves=tuple(FIG10_VARIANTS),
         ),
-        Figure(
-            "fig11", "golab-fig11", "variant", tuple(FIG11_VARIANTS), tuple(U_SWEEP),
+        NamedSweep(
+            "fig11", "golab-fig11",
             "Fig. 11: Max Benefit with and without update chopping (c = 3), 30 chains of depth 2",
             "Chopping large overdue updates into pieces of at most three periods lowers lateness.",
-            fig11,
+            _grid("fig11"), curve="variant", curves=tuple(FIG11_VARIANTS),
         ),
     ]
 }
 
-#: The curve parameter of each figure (``policy``, ``inheritance``, ``variant`` or ``S``).
-CURVE = {name: f.curve for name, f in FIGURES.items()}
-#: Each figure's experiment name.
-EXPERIMENTS = {name: f.experiment for name, f in FIGURES.items()}
 
-
-def figure(name: str | int) -> Figure:
-    """The :class:`Figure` ``fig4`` ... ``fig11`` (``4`` and ``golab-fig4`` work too)."""
+def figure(name: str | int) -> NamedSweep:
+    """The figure ``fig4`` ... ``fig11`` (``4`` and ``golab-fig4`` work too)."""
     return FIGURES[_figure_key(name)]
 
 
 def utilizations(name: str, profile: str) -> list[float]:
     """The utilization points of the figure at the profile (all of them but at ``quick``)."""
-    fig = figure(name)
-    _check_profile(profile)
+    key = _figure_key(name)
+    check_profile(profile)
     if profile == "quick":
         return list(U_QUICK)
-    return list(fig.utilizations)
+    return list(UTILIZATIONS[key])
 
 
-def grid(name: str, profile: str) -> dict[str, Any]:
-    """The sweep grid of a figure at a profile, for :func:`~staleness_lab.sweeps.runner.run_grid`:
-    every curve, the profile's utilizations and seeds, the horizon fixed."""
-    fig = figure(name)
-    return {
-        fig.curve: list(fig.curves),
-        "utilization": utilizations(name, profile),
-        "seed": list(SEEDS[profile]),
-        "fixed": {"horizon": horizon(name, profile)},
-    }
+def grid(name: str | int, profile: str) -> dict[str, Any]:
+    """The sweep grid of a figure at a profile (:data:`FIGURES`)."""
+    return figure(name).grid(profile)  # type: ignore[return-value]
 
 
 def points(profile: str) -> dict[str, int]:
@@ -581,17 +561,6 @@ def points(profile: str) -> dict[str, int]:
         g = grid(name, profile)
         out[name] = len(g[figure(name).curve]) * len(g["utilization"]) * len(g["seed"])
     return out
-
-
-def run(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
-        use_cache: bool = True, progress: bool = False) -> pd.DataFrame:
-    """The figure's sweep at the profile as one tidy frame (``run_grid`` with :func:`grid`);
-    ``cache_dir=None`` (the default) recomputes every row."""
-    from staleness_lab.sweeps.runner import run_grid
-
-    fig = figure(name)
-    return run_grid(fig.experiment, grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,
-                    use_cache=use_cache, progress=progress)
 
 
 def summarize(frame: pd.DataFrame, name: str, column: str = "relative_lateness") -> pd.DataFrame:

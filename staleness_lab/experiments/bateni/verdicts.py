@@ -1,5 +1,5 @@
 """Computed verdicts for Bateni et al.: the digest's acceptance checks 1-14 (its §7, with the
-Corrections) and its errata as findings, in :mod:`golab_checks`' record format::
+Corrections) and its errata as findings, in :mod:`staleness_lab.experiments.verdicts`' record format::
 
     check    "1".."14", or "erratum: ..." for the errata
     figure   what it is about ("E1", "Theorem 3.1 / X1", ...)
@@ -11,7 +11,7 @@ Corrections) and its errata as findings, in :mod:`golab_checks`' record format::
 
 Checks 1-6, 8-10 and 14 are computed now, on the worked examples (``data/workloads/bateni-e*.yaml``)
 and on a fixed sample of generated instances under every policy; 7, 11 and 12 read the sweeps
-X1/X3, X4 and X5 of :mod:`staleness_lab.experiments.bateni`; 4 and 13 are computed now and
+X1/X3, X4 and X5 of :mod:`staleness_lab.experiments.bateni.sweeps`; 4 and 13 are computed now and
 also read X1 and X2 when given. The errata rows state the paper's claim as written, so ``holds =
 False`` there confirms the digest's erratum (the paper is wrong at that point) and the detail
 says what does hold instead. Nothing here loosens a threshold.
@@ -28,10 +28,11 @@ import numpy as np
 import pandas as pd
 
 import staleness_lab as sl
-from staleness_lab.experiments import bateni as bx
-from staleness_lab.experiments import bateni_generators as gen
-from staleness_lab.experiments.golab_checks import COLUMNS, LIVE, verdict_row as _row
-from staleness_lab.experiments.intermittent_checks import summary_line as shared_summary_line
+from staleness_lab.experiments.bateni import generators as gen
+from staleness_lab.experiments.bateni import sweeps as bx
+from staleness_lab.experiments.verdicts import COLUMNS, LIVE
+from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
+from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.sim.trace import Trace
 from staleness_lab.theory.bateni.bounds import (LOAD_LIMIT, STRETCH_PAPER_FIGURE, WEIGHTED_FACTOR, g_of_x,
                                                 in_theorem_range, r_star, theorem_3_1)

@@ -21,7 +21,7 @@ arrives k - 1 s after the first; generated once, then reused). Experiments:
   cost and whether its result equals the batch result.
 
 Part 1's schemes executed with these measured costs (hybrid mode, Figs. 6-7) are in
-:mod:`staleness_lab.experiments.intermittent_hybrid`, a module of their own so that the sweep
+:mod:`staleness_lab.experiments.intermittent.hybrid`, a module of their own so that the sweep
 cache's code scope of these hours-long measurements does not include the planning code.
 """
 

@@ -2,10 +2,10 @@
 
 Checks 1-6 recompute the paper's worked examples (and one derived property) with the engine
 and the schedulers' own static helpers; checks 7-15 read the figure sweeps of
-:mod:`staleness_lab.experiments.golab`, always on the mean over seeds of each (curve,
+:mod:`staleness_lab.experiments.golab.sweeps`, always on the mean over seeds of each (curve,
 utilization) point.
 
-Every check returns one row::
+Every check returns one row in the shared format of :mod:`staleness_lab.experiments.verdicts`::
 
     check    1..15
     figure   what it is about ("Sec. 4.2", "Fig. 6", ...)
@@ -32,24 +32,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from staleness_lab.experiments import golab
+from staleness_lab.experiments.golab import sweeps
+from staleness_lab.experiments.verdicts import COLUMNS, LIVE, verdict_row
+from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 
-COLUMNS = ["check", "figure", "claim", "holds", "margin", "detail", "profile"]
-LIVE = "live"
 #: Absolute tolerance of the exact checks 1-6.
 EXACT = 1e-9
-
-
-def verdict_row(check: int | str, figure: str, claim: str, holds: bool | None, margin: float | None, detail: str,
-                profile: str = LIVE) -> dict[str, Any]:
-    """One verdict in the record format of :data:`COLUMNS`, shared by every paper's checks:
-    ``holds`` as a bool or None (undecided), a missing or infinite ``margin`` as NaN."""
-    return {
-        "check": check, "figure": figure, "claim": claim,
-        "holds": None if holds is None else bool(holds),
-        "margin": float(margin) if margin is not None and np.isfinite(margin) else math.nan,
-        "detail": detail, "profile": profile,
-    }
 
 
 def _fmt(x: float) -> str:
@@ -171,7 +159,7 @@ def check4() -> dict[str, Any]:
     """Sec. 4.4: packing {J1, J2} / {J3, J4} with U 0.5 / 0.375; only (J4, track 0) promotable."""
     from staleness_lab.policies import partitioned
 
-    w = golab.sec44_workload()
+    w = sweeps.sec44_workload()
     packing = partitioned.pack(w)
     promo = partitioned.promotable(packing, w)
     names = [t.name for t in w.tables]
@@ -189,7 +177,7 @@ def check5() -> dict[str, Any]:
     cluster on 2 tracks, the long one on 1 shared track; "basic" leaves track 1 free."""
     from staleness_lab.policies import proportional
 
-    w = golab.sec44_workload()
+    w = sweeps.sec44_workload()
     groups = proportional.clusters(w, k=2.0)
     full = proportional.allocate(w, groups, mode="all")
     basic = proportional.allocate(w, groups, mode="basic")
@@ -251,7 +239,7 @@ def worked_examples() -> pd.DataFrame:
 def means(frame: pd.DataFrame, figure: str, column: str = "relative_lateness") -> pd.DataFrame:
     """Mean of ``column`` over seeds per (utilization, curve), curves as columns; NaN where a
     seed is NaN (an infeasible point stays missing)."""
-    return golab.summarize(frame, figure, column)
+    return sweeps.summarize(frame, figure, column)
 
 
 class NotComputable(Exception):
@@ -539,12 +527,5 @@ def verdicts(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
     """One line: how many checks hold at the profile, and which differ or could not be decided."""
-    yes = [int(c) for c, h in zip(table["check"], table["holds"]) if h is True]
-    no = [int(c) for c, h in zip(table["check"], table["holds"]) if h is False]
-    unknown = [int(c) for c, h in zip(table["check"], table["holds"]) if h is None]
-    line = f"{len(yes)} of {len(table)} acceptance checks of Golab et al. hold at the {profile} profile"
-    if no:
-        line += f"; differ: {', '.join(map(str, no))}"
-    if unknown:
-        line += f"; not computable: {', '.join(map(str, unknown))}"
-    return line
+    return shared_summary_line(table.assign(check=table["check"].map(int)), profile,
+                               "acceptance checks of Golab et al.", undecided="not computable")

@@ -1,7 +1,7 @@
 """Computed verdicts for Chandrasekaran & Sudarshan on Spark (digest §5-6, §9 checks 11-13), in
-:mod:`golab_checks`' record format (check, figure, claim, holds, margin, detail, profile).
+:mod:`staleness_lab.experiments.verdicts`' record format (check, figure, claim, holds, margin, detail, profile).
 
-Every verdict reads measured rows of :mod:`staleness_lab.experiments.intermittent_spark`. Where
+Every verdict reads measured rows of :mod:`staleness_lab.experiments.intermittent.spark`. Where
 the paper's number belongs to its scale (SF ≈ 25 on 48 cores) the verdict judges the direction
 the paper reports and states this machine's number beside the paper's (digest correction 5);
 where a claim cannot be measured at the profile's scale (R > 0 below SF 1, correction 2nd-round
@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from staleness_lab.experiments.golab_checks import verdict_row as _row
-from staleness_lab.experiments.intermittent_checks import summary_line as base_summary_line
+from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
+from staleness_lab.experiments.verdicts import verdict_row as _row
 
 #: Table 2's file-based single-batch costs (seconds, the paper's scale).
 PAPER_TABLE2 = {"CQ1": 17.86, "CQ2": 18.85, "CQ3": 32.0, "CQ4": 32.5}
@@ -174,7 +174,7 @@ def hybrid_fig6_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
     """Fig. 6 in hybrid mode: every deadline met by Algorithm 1's plan with the measured durations,
     judged where some plan can meet it (``possible``: ``D - we >= min(Cost(N), Cost(1) +
     AggCost(2))``, a necessary condition for any scheme), among the rows planned under ``margin``
-    (:data:`staleness_lab.experiments.intermittent_hybrid.MARGINS`). With a margin, a deadline
+    (:data:`staleness_lab.experiments.intermittent.hybrid.MARGINS`). With a margin, a deadline
     the scaled model cannot meet is declined (no plan), not a miss; the detail counts them."""
     suffix, how = _MARGIN_WORDS[margin]
     claim = (f"Fig. 6 (hybrid): one query alone meets every deadline D = we + f·Cost(N); Algorithm 1 plans ({how}) "
@@ -241,5 +241,5 @@ def executed_check(frames: list[pd.DataFrame], profile: str) -> dict[str, Any]:
 
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
-    """One line for the report index (:func:`intermittent_checks.summary_line`'s form)."""
-    return base_summary_line(table, profile, subject="Spark checks of Chandrasekaran & Sudarshan")
+    """One line for the report index (:func:`staleness_lab.experiments.verdicts.summary_line`)."""
+    return shared_summary_line(table, profile, subject="Spark checks of Chandrasekaran & Sudarshan")

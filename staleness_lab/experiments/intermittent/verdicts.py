@@ -1,5 +1,5 @@
 """Computed verdicts for Chandrasekaran & Sudarshan: the digest's acceptance checks 1-10 (its §9,
-with corrections 1-3) and each figure's claim, in :mod:`golab_checks`' record format::
+with corrections 1-3) and each figure's claim, in :mod:`staleness_lab.experiments.verdicts`' record format::
 
     check    "1".."10", "fig6a", "fig7", ...
     figure   what it is about ("E1", "Fig. 7", ...)
@@ -10,7 +10,7 @@ with corrections 1-3) and each figure's claim, in :mod:`golab_checks`' record fo
     profile  the profile of the data ("live" for the worked examples)
 
 Checks 1-8 and 10 recompute the worked examples now (exact Fractions; CP-SAT for 4 and 10);
-check 9 and the figure claims read the sweeps of :mod:`staleness_lab.experiments.intermittent`.
+check 9 and the figure claims read the sweeps of :mod:`staleness_lab.experiments.intermittent.sweeps`.
 A claim that does not hold is a finding; nothing here loosens a threshold. Where the paper's
 claim rests on its measured TPC-H costs, which it does not publish (Fig. 6's batch counts per
 query), the synthetic costs cannot decide it and the verdict says so.
@@ -26,8 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from staleness_lab.experiments.golab_checks import COLUMNS, LIVE, verdict_row as _row
-from staleness_lab.experiments.intermittent import random_single_query, single_query
+from staleness_lab.experiments.intermittent.sweeps import random_single_query, single_query
+from staleness_lab.experiments.verdicts import COLUMNS, LIVE
+from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
+from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.intermittent import AggCost, QuerySet, load_queryset
 from staleness_lab.intermittent.deadlines import a5_deadlines, c7, with_deadlines
 from staleness_lab.intermittent.dispatch import dispatch
@@ -430,14 +432,6 @@ def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str, synthetic: bo
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def summary_line(table: pd.DataFrame, profile: str, subject: str = "checks of Chandrasekaran & Sudarshan") -> str:
-    """One line for the report index: how many ``subject`` hold, which differ, which cannot be decided."""
-    yes = [c for c, h in zip(table["check"], table["holds"]) if h is True]
-    no = [c for c, h in zip(table["check"], table["holds"]) if h is False]
-    unknown = [c for c, h in zip(table["check"], table["holds"]) if h is None]
-    line = f"{len(yes)} of {len(table)} {subject} hold at the {profile} profile"
-    if no:
-        line += f"; differ: {', '.join(no)}"
-    if unknown:
-        line += f"; undecided: {', '.join(unknown)}"
-    return line
+def summary_line(table: pd.DataFrame, profile: str) -> str:
+    """One line for the report index: how many checks hold, which differ, which cannot be decided."""
+    return shared_summary_line(table, profile, subject="checks of Chandrasekaran & Sudarshan")

@@ -7,7 +7,8 @@ with their generated inputs, one cost set for every operator, an elastic pool of
 machines, noise ``max(0.1, 1 + Z)``. The paper gives no rates, sizes or costs (digest A4): the
 reproduction matches orderings and ratios, not absolute values.
 
-Grids (:data:`TABLES`, :func:`grid` per profile ``quick`` / ``standard`` / ``full``):
+Grids (:data:`TABLES`, :func:`grid` per profile ``quick`` / ``standard`` / ``full``,
+:data:`~staleness_lab.sweeps.named.PROFILES`):
 
 * ``table5``: every workflow under the four scenarios, DP, 1 day / 2 weeks / 10 weeks;
 * ``table6``: Async/Incr, DP, GREEDY and RANDOM, 3 h / 12 h / 12 h; a baseline whose search
@@ -29,13 +30,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from staleness_lab.errors import InputError
 from staleness_lab.model.workload import MAX_SEED
+from staleness_lab.sweeps.named import NamedSweep, check_profile
 from staleness_lab.sweeps.registry import Param, check_choice, experiment
 from staleness_lab.workflows.cascade import MAX_K, join_cascade
 from staleness_lab.workflows.context import SCENARIOS, Options
@@ -43,7 +45,6 @@ from staleness_lab.workflows.model import Workflow
 from staleness_lab.workflows.sim import MAX_SCHEDULER_S, SCHEDULERS, RunConfig, run
 from staleness_lab.workflows.sources import CRAWL_INITIAL, ISSUE_RATES, URLS, USERS
 
-PROFILES = ("quick", "standard", "full")
 #: The evaluation workflows (file stems under ``data/workflows/``) and their short names.
 WORKFLOWS = {"search-preprocessing": "SP", "feedback-prioritization": "FP", "crawl-selection": "CS"}
 #: The heuristics an ablation row may turn off (:class:`~staleness_lab.workflows.context.Options`).
@@ -171,17 +172,6 @@ def cascade_row(k: int, hours: float, seed: int, max_scheduler_s: float) -> pd.D
 # -- the grids --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Table:
-    """A table or check of the paper: its rows per profile and the paper's claim."""
-
-    name: str
-    title: str
-    claim: str
-    rows: Callable[[str], list[dict[str, Any]]]
-    experiment: str = "olston-run"
-
-
 def _seeds(count: int) -> list[int]:
     return list(range(1, count + 1))
 
@@ -233,44 +223,46 @@ def _scaling_rows(profile: str) -> list[dict[str, Any]]:
     return [{"k": k, "hours": hours, "seed": seed} for seed in seeds for k in CASCADE_K]
 
 
-TABLES: dict[str, Table] = {
+def _digested(rows: Callable[[str], list[dict[str, Any]]]) -> Callable[[str], list[dict[str, Any]]]:
+    """The rows of an ``olston-run`` table, each with its workflow file's digest (module
+    docstring); ``olston-cascade`` rows are built by code, which the cache key covers."""
+
+    def digested(profile: str) -> list[dict[str, Any]]:
+        digests = {w: load(w).sha256() for w in WORKFLOWS}
+        return [{**row, "workflow_sha256": digests[row["workflow"]]} for row in rows(profile)]
+
+    return digested
+
+
+#: The tables and checks by name, each a grid of ``olston-run`` (``scaling``: ``olston-cascade``).
+TABLES: dict[str, NamedSweep] = {
     t.name: t
     for t in [
-        Table("table5", "Table 5: the four scenarios, DP",
-              "Lag and cost order Async/Incr < Sync/Incr < Async/Batch < Sync/Batch on every workflow; "
-              "Async/Incr has the highest scheduler time.", _table5_rows),
-        Table("table6", "Table 6: DP against GREEDY and RANDOM, Async/Incr, 12-hour runs",
-              "DP < GREEDY < RANDOM on lag and cost everywhere; GREEDY is the slowest scheduler.", _table6_rows),
-        Table("check12", "Check 12: heuristic (e) on CrawlSelection over 10 weeks",
-              "With (e), at most 12 indegree refreshes; without it, a refresh on most top-unfetched runs after week 1.",
-              _check12_rows),
-        Table("ablation", "The heuristics (a)-(e), one off at a time",
-              "Not a claim of the paper: each heuristic's effect on cost and scheduler time.", _ablation_rows),
-        Table("scaling", "Scaling: DP on join-cascade(k), k = 2..8",
-              "The issue's target: scheduler CPU per call with median <= 0.1 s and 95th percentile <= 1 s at every k.",
-              _scaling_rows, "olston-cascade"),
+        NamedSweep("table5", "olston-run", "Table 5: the four scenarios, DP",
+                   "Lag and cost order Async/Incr < Sync/Incr < Async/Batch < Sync/Batch on every workflow; "
+                   "Async/Incr has the highest scheduler time.", _digested(_table5_rows)),
+        NamedSweep("table6", "olston-run", "Table 6: DP against GREEDY and RANDOM, Async/Incr, 12-hour runs",
+                   "DP < GREEDY < RANDOM on lag and cost everywhere; GREEDY is the slowest scheduler.",
+                   _digested(_table6_rows)),
+        NamedSweep("check12", "olston-run", "Check 12: heuristic (e) on CrawlSelection over 10 weeks",
+                   "With (e), at most 12 indegree refreshes; without it, a refresh on most top-unfetched runs after "
+                   "week 1.", _digested(_check12_rows)),
+        NamedSweep("ablation", "olston-run", "The heuristics (a)-(e), one off at a time",
+                   "Not a claim of the paper: each heuristic's effect on cost and scheduler time.",
+                   _digested(_ablation_rows)),
+        NamedSweep("scaling", "olston-cascade", "Scaling: DP on join-cascade(k), k = 2..8",
+                   "The issue's target: scheduler CPU per call with median <= 0.1 s and 95th percentile <= 1 s at "
+                   "every k.", _scaling_rows),
     ]
 }
 
 
 def grid(name: str, profile: str) -> list[dict[str, Any]]:
-    """The explicit parameter rows of a table at a profile, each with its workflow's digest."""
-    check_choice(profile, PROFILES, "profile")
+    """The explicit parameter rows of a table at a profile (those of ``olston-run`` each with
+    its workflow's digest)."""
+    check_profile(profile)
     check_choice(name, TABLES, "table")
-    rows = TABLES[name].rows(profile)
-    if TABLES[name].experiment != "olston-run":
-        return rows  # built by code, which the cache key covers
-    digests = {w: load(w).sha256() for w in WORKFLOWS}
-    return [{**row, "workflow_sha256": digests[row["workflow"]]} for row in rows]
-
-
-def run_table(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
-              progress: bool = False) -> pd.DataFrame:
-    """A table's rows at the profile as one tidy frame (``run_grid`` over :func:`grid`)."""
-    from staleness_lab.sweeps.runner import run_grid
-
-    return run_grid(TABLES[name].experiment, grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,
-                    progress=progress)
+    return TABLES[name].grid(profile)  # type: ignore[return-value]
 
 
 # -- the spark mode ------------------------------------------------------------------------------
@@ -296,7 +288,7 @@ def spark_runs(profile: str, *, seed: int = 1, progress: bool = False) -> pd.Dat
     from staleness_lab.workflows.block_store import manifest_paths, run_dirs
     from staleness_lab.workflows.rows import bag_difference
 
-    check_choice(profile, PROFILES, "profile")
+    check_profile(profile)
     hours, share = SPARK_RUNS[profile]
     rows = []
     for name in tqdm(WORKFLOWS, desc="spark runs", disable=not progress):

@@ -21,16 +21,16 @@ Experiments:
   in [e_k, p_k]), run under ``aus`` or ``gedf-np`` and judged by the ``leontyev`` check suite
   (:func:`staleness_lab.check`): one row per record.
 
-Profiles (:func:`grid`): ``quick`` (tests: Fig. 9 at seeds 0-2, 12 bounds workloads),
-``standard`` (Fig. 9 at 10 seeds, 384 bounds workloads) and ``full`` (30 seeds, 3,072).
-The verdicts are :mod:`staleness_lab.experiments.leontyev_checks`.
+Profiles (:data:`~staleness_lab.sweeps.named.PROFILES`, :func:`grid`): ``quick`` (tests: Fig. 9
+at seeds 0-2, 12 bounds workloads), ``standard`` (Fig. 9 at 10 seeds, 384 bounds workloads) and
+``full`` (30 seeds, 3,072); the sweeps are :data:`SWEEPS`.
+The verdicts are :mod:`staleness_lab.experiments.leontyev.verdicts`.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,14 +41,13 @@ from staleness_lab.api import check, simulate
 from staleness_lab.model import Table, Workload
 from staleness_lab.model.workload import MAX_SEED, PROVISIONING
 from staleness_lab.sim.trace import Trace
+from staleness_lab.sweeps.named import NamedSweep
 from staleness_lab.sweeps.registry import Param, check_choice, experiment
 from staleness_lab.theory.leontyev.table import bounds_table
 from staleness_lab.theory.leontyev.checks import Step, observe
 from staleness_lab.theory.leontyev.tasks import SCHEDULERS
 from staleness_lab.theory.leontyev.workloads import first_arrival
 from staleness_lab.theory.records import within
-
-PROFILES = ("quick", "standard", "full")
 
 # -- Fig. 9 (digest §5.1) --------------------------------------------------------------------------
 
@@ -356,8 +355,6 @@ def bounds(seed: int, tracks: int, tables: int, utilization: float, policy: str,
 
 # -- grids and profiles ----------------------------------------------------------------------------
 
-#: The experiment of each sweep.
-EXPERIMENTS = {"fig9": "leontyev-fig9", "bounds": "leontyev-bounds"}
 #: Fig. 9's seeds per profile (the verdicts ask for a majority of them).
 FIG9_SEEDS = {"quick": 3, "standard": 10, "full": 30}
 #: Fig. 9's runs per seed and phase setting: AUS under both provisionings, PRP once (it does not
@@ -371,10 +368,6 @@ BOUNDS_AXES: dict[str, tuple[Any, ...]] = {
 }
 #: Seeds of the bounds sweep per profile: 384 workloads standard, 3,072 full (quick: 12 rows).
 BOUNDS_SEEDS = {"quick": 1, "standard": 2, "full": 16}
-
-
-def _check_profile(profile: str) -> None:
-    check_choice(profile, PROFILES, "profile")
 
 
 def _fig9_rows(profile: str) -> list[dict[str, Any]]:
@@ -391,7 +384,17 @@ def _bounds_rows(profile: str) -> list[dict[str, Any]]:
             for seed in range(BOUNDS_SEEDS[profile]) for combo in itertools.product(*BOUNDS_AXES.values())]
 
 
-ROWS: dict[str, Callable[[str], list[dict[str, Any]]]] = {"fig9": _fig9_rows, "bounds": _bounds_rows}
+#: The sweeps by name: Fig. 9 (digest §5.1-5.4) and the bounds over random workloads (§7).
+SWEEPS: dict[str, NamedSweep] = {
+    s.name: s for s in [
+        NamedSweep("fig9", "leontyev-fig9", "Fig. 9: AUS and PRP through an outage of V1..V4's feeds",
+                   "Both keep V1..V4 within a period before the outage; PRP catches them up first, while AUS recovers "
+                   "one table at a time and keeps V8..V11 within a period, which PRP does not.", _fig9_rows),
+        NamedSweep("bounds", "leontyev-bounds", "The bounds over random task sets",
+                   "No record whose preconditions are all met exceeds its bound (tardiness, response time, "
+                   "staleness A(V_k), recovery x_k).", _bounds_rows),
+    ]
+}
 
 
 def grid(name: str, profile: str) -> list[dict[str, Any]]:
@@ -401,19 +404,8 @@ def grid(name: str, profile: str) -> list[dict[str, Any]]:
     of :data:`BOUNDS_AXES` per seed of :data:`BOUNDS_SEEDS` (384 workloads standard, 3,072 full),
     12 at ``quick`` (tracks 1, 2 and 4, both policies, with and without derived tables and
     outages)."""
-    _check_profile(profile)
-    check_choice(name, ROWS, "sweep")
-    return ROWS[name](profile)
-
-
-def run(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
-        use_cache: bool = True, progress: bool = False) -> pd.DataFrame:
-    """A sweep at the profile as one tidy frame (``run_grid`` over :func:`grid`, locally or on
-    Spark, cached per row under ``cache_dir``; ``None``, the default, recomputes every row)."""
-    from staleness_lab.sweeps.runner import run_grid
-
-    return run_grid(EXPERIMENTS[name], grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,
-                    use_cache=use_cache, progress=progress)
+    check_choice(name, SWEEPS, "sweep")
+    return SWEEPS[name].grid(profile)  # type: ignore[return-value]
 
 
 # -- summaries for the report ----------------------------------------------------------------------

@@ -3,7 +3,7 @@ the digest's proposed experiments X1-X5 and the exact optimum's frontier (digest
 has no experiments). References are to ``shared/specs/bateni-staleness-stretch.md``; its
 "Corrections" override its body.
 
-Every row is one seeded instance (:mod:`staleness_lab.experiments.bateni_generators`) and
+Every row is one seeded instance (:mod:`staleness_lab.experiments.bateni.generators`) and
 returns one row per (instance, policy) where policies are compared. Runs are drained (every
 update applied, digest A2) and judged by the ``bateni`` check suite
 (:func:`staleness_lab.check`), so a bound is decided only where its preconditions hold; the
@@ -29,9 +29,11 @@ Experiments:
 * ``bateni-frontier``: whether the optimum is proven within the limit on a random instance;
   :func:`frontier_sizes` reads, per x and p, the largest t × n with 9 of 10 proven.
 
-Profiles (:func:`grid`): ``quick`` (tests, seconds), ``standard`` (``make run``) and ``full``
-(ten times the standard instances: seeds for X1-X5, 100 instances per size with 90 proven for
-the frontier, whose standard profile covers p in {1, 2} and full p in {1, 2, 4}).
+Profiles (:data:`~staleness_lab.sweeps.named.PROFILES`, :func:`grid`): ``quick`` (tests,
+seconds), ``standard`` (``make run``) and ``full`` (ten times the standard instances: seeds for
+X1-X5, 100 instances per size with 90 proven for the frontier, whose standard profile covers p
+in {1, 2} and full p in {1, 2, 4}). The sweeps are :data:`SWEEPS`; ``SWEEPS[name].run(profile,
+...)`` runs one.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ import pandas as pd
 
 from staleness_lab.api import CheckReport, check
 from staleness_lab.errors import Infeasible, InputError
-from staleness_lab.experiments import bateni_generators as gen
+from staleness_lab.experiments.bateni import generators as gen
 from staleness_lab.model import dump_workload, parse_workload
 from staleness_lab.model.workload import MAX_SEED
+from staleness_lab.sweeps.named import Grid, NamedSweep
 from staleness_lab.sweeps.registry import Param, check_choice, experiment
 from staleness_lab.theory.bateni.bounds import (STRETCH_BOUND, STRETCH_PAPER_FIGURE, WEIGHTED_FACTOR,
                                                 in_theorem_range, stretch_derived,
@@ -60,7 +63,6 @@ from staleness_lab.theory.bateni.updates import table_updates
 from staleness_lab.theory.bateni.waits import update_waits
 from staleness_lab.theory.records import within
 
-PROFILES = ("quick", "standard", "full")
 #: The eager policies of digest §2 (``fifo`` is MYOPIC's trace, so it is left out).
 EAGER = ("myopic", "random", "largest-first", "newest-first", "max-benefit", "round-robin")
 #: The non-eager baselines of digest §2 with their option, in units of the instance's scale
@@ -383,7 +385,7 @@ def x4_instance(kind: str, g: int, B: float, per_group: int, p: int, factor: flo
     ``B_k = 4^k B`` (so groups never merge), declared ``length_range [B_k/2, B_k]``, distinct
     releases, every α_i = factor × min((p−g)/(8t), 1/8) (Theorem 4.3's precondition at 1)
     rounded down to 4 places (so the optimum's scale stays exact and factor 1 still meets the
-    precondition); or an E3-/E4-style input (:func:`~staleness_lab.experiments.bateni_generators.e3_style`)."""
+    precondition); or an E3-/E4-style input (:func:`~staleness_lab.experiments.bateni.generators.e3_style`)."""
     rng = np.random.default_rng([seed, g, per_group, p, X4_KINDS.index(kind), 4])
     if kind == "e3":
         return gen.e3_style(rng, B)
@@ -553,10 +555,6 @@ def frontier_sizes(frame: pd.DataFrame, seeds: int) -> pd.DataFrame:
 # -- grids and profiles ------------------------------------------------------------------------------
 
 
-def _check_profile(profile: str) -> None:
-    check_choice(profile, PROFILES, "profile")
-
-
 def _seeds(profile: str, standard: int) -> list[int]:
     return list(range({"quick": 1, "standard": standard, "full": 10 * standard}[profile]))
 
@@ -667,62 +665,19 @@ def _frontier_rows(profile: str, series: list[tuple[float, int]], t: int, n: int
             for x, p in series if p <= t for seed in seeds]
 
 
-@dataclass(frozen=True)
-class Sweep:
-    """One experiment's grid per profile and what it reports against."""
-
-    name: str
-    experiment: str
-    title: str
-    claim: str
-    rows: Callable[[str], list[dict[str, Any]]]
+def _frontier_all(profile: str) -> list[dict[str, Any]]:
+    """Every size of the frontier's ladder (:func:`_run_frontier` stops each series at its first
+    failing size)."""
+    return [row for size in frontier_ladder(profile)
+            for row in _frontier_rows(profile, _frontier_series(profile), *size, range(frontier_seeds(profile)))]
 
 
-SWEEPS: dict[str, Sweep] = {
-    s.name: s for s in [
-        Sweep("x1", "bateni-x1", "X1: eager penalty/LOW against Theorem 3.1's R*",
-              "penalty <= R* LOW for every eager run with 0 <= x < (√3−1)/2 (Theorem 3.1, correction 2).", _x1_rows),
-        Sweep("x2", "bateni-x2", "X2: every policy against the exact optimum",
-              "LOW/2 <= OPT <= X(ALG) for every policy; X(ALG)/X(OPT) <= R* inside the theorem.", _x2_rows),
-        Sweep("x3", "bateni-x3", "X3: adversarial hill-climbing of releases and α_i",
-              "No instance breaks penalty <= R* LOW or X(ALG) <= R* X(OPT) with the preconditions met.", _x3_rows),
-        Sweep("x4", "bateni-x4", "X4: stretch against Theorem 4.3 and Lemma 4.2",
-              "GROUPANDRUN under its preconditions: ω, θ <= B/6 and stretch <= 1 + (1+7α)/3 <= 2.625 < 3.", _x4_rows),
-        Sweep("x5", "bateni-x5", "X5: weighted staleness against Theorem 5.1",
-              "GROUPANDRUN under its preconditions: X_w <= (16/9)(1+α)² wLOW/2 and X_w <= 4.5 X_w(OPT).", _x5_rows),
-        Sweep("frontier", "bateni-frontier", "The optimum's frontier",
-              "Per x and p, the largest t × n with 9 of 10 instances proven optimal within the limit.",
-              lambda profile: [row for size in frontier_ladder(profile) for row in _frontier_rows(
-                  profile, _frontier_series(profile), *size, range(frontier_seeds(profile)))]),
-    ]
-}
-
-
-def grid(name: str, profile: str) -> list[dict[str, Any]]:
-    """The explicit parameter rows of a sweep at a profile (for ``run_grid``); the frontier's
-    are every size of its ladder (:func:`run` stops each series at its first failing size)."""
-    _check_profile(profile)
-    if name not in SWEEPS:
-        raise InputError("sweep", f"must be one of {', '.join(SWEEPS)}, got {name!r}")
-    return SWEEPS[name].rows(profile)
-
-
-def run(name: str, profile: str, *, runner: str = "local", master: str | None = None, cache_dir: Any = None,
-        progress: bool = False) -> pd.DataFrame:
-    """A sweep's rows at the profile as one tidy frame (``run_grid`` over :func:`grid`).
-
-    The frontier runs its ladder size by size, each size one ``run_grid`` over the (x, p)
-    series still on the frontier, in two halves of its seeds once the previous size had a solve
-    slower than a tenth of the limit; a series leaves after more failures at a size than
+def _run_frontier(profile: str, run_rows: Callable[[Grid], pd.DataFrame]) -> pd.DataFrame:
+    """The frontier, size by size: each size one grid (``run_rows``) over the (x, p) series still
+    on the frontier, in two halves of its seeds once the previous size had a solve slower than a
+    tenth of the limit; a series leaves after more failures at a size than
     :func:`frontier_needed` allows, so the sizes beyond its frontier (and the second half of a
     size already lost), which would mostly time out, are not run."""
-    from staleness_lab.sweeps.runner import run_grid
-
-    _check_profile(profile)
-    sweep = SWEEPS[name]
-    if name != "frontier":
-        return run_grid(sweep.experiment, grid(name, profile), runner=runner, master=master, cache_dir=cache_dir,
-                        progress=progress)
     seeds = frontier_seeds(profile)
     allowed = seeds - frontier_needed(seeds)
     alive, parts, fast = _frontier_series(profile), [], True
@@ -734,8 +689,7 @@ def run(name: str, profile: str, *, runner: str = "local", master: str | None = 
             rows = _frontier_rows(profile, alive, t, n, half)
             if not rows:
                 continue
-            part = run_grid(sweep.experiment, rows, runner=runner, master=master, cache_dir=cache_dir,
-                            progress=progress)
+            part = run_rows(rows)
             parts.append(part)
             slowest = max(slowest, float(part["opt_wall_s"].max()))
             for (x, p), lost in (~part["proven"]).groupby([part["x"], part["p"]]).sum().items():
@@ -743,3 +697,35 @@ def run(name: str, profile: str, *, runner: str = "local", master: str | None = 
             alive = [s for s in alive if failed[s] <= allowed]
         fast = slowest <= FAST_SHARE * frontier_limit(profile)
     return pd.concat(parts, ignore_index=True)
+
+
+#: The sweeps by name, each a grid of one experiment per profile and what it reports against.
+SWEEPS: dict[str, NamedSweep] = {
+    s.name: s for s in [
+        NamedSweep("x1", "bateni-x1", "X1: eager penalty/LOW against Theorem 3.1's R*",
+                   "penalty <= R* LOW for every eager run with 0 <= x < (√3−1)/2 (Theorem 3.1, correction 2).",
+                   _x1_rows),
+        NamedSweep("x2", "bateni-x2", "X2: every policy against the exact optimum",
+                   "LOW/2 <= OPT <= X(ALG) for every policy; X(ALG)/X(OPT) <= R* inside the theorem.", _x2_rows),
+        NamedSweep("x3", "bateni-x3", "X3: adversarial hill-climbing of releases and α_i",
+                   "No instance breaks penalty <= R* LOW or X(ALG) <= R* X(OPT) with the preconditions met.",
+                   _x3_rows),
+        NamedSweep("x4", "bateni-x4", "X4: stretch against Theorem 4.3 and Lemma 4.2",
+                   "GROUPANDRUN under its preconditions: ω, θ <= B/6 and stretch <= 1 + (1+7α)/3 <= 2.625 < 3.",
+                   _x4_rows),
+        NamedSweep("x5", "bateni-x5", "X5: weighted staleness against Theorem 5.1",
+                   "GROUPANDRUN under its preconditions: X_w <= (16/9)(1+α)² wLOW/2 and X_w <= 4.5 X_w(OPT).", _x5_rows),
+        NamedSweep("frontier", "bateni-frontier", "The optimum's frontier",
+                   "Per x and p, the largest t × n with 9 of 10 instances proven optimal within the limit.",
+                   _frontier_all, stepwise=_run_frontier),
+    ]
+}
+
+
+def grid(name: str, profile: str) -> list[dict[str, Any]]:
+    """The explicit parameter rows of a sweep at a profile (for ``run_grid``); the frontier's
+    are every size of its ladder (its :meth:`~staleness_lab.sweeps.named.NamedSweep.run` stops
+    each series at its first failing size)."""
+    if name not in SWEEPS:
+        raise InputError("sweep", f"must be one of {', '.join(SWEEPS)}, got {name!r}")
+    return SWEEPS[name].grid(profile)  # type: ignore[return-value]
