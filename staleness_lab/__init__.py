@@ -16,34 +16,37 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-from staleness_lab.errors import InputError
-from staleness_lab.model import Slowdown, Table, Workload, load_workload, parse_workload
-from staleness_lab.api import CheckReport, SimulationResult, check, simulate
-from staleness_lab.policies import available_policies, get_policy
+from importlib import import_module
 
-__all__ = [
-    "CheckReport",
-    "InputError",
-    "SimulationResult",
-    "Slowdown",
-    "Table",
-    "Workload",
-    "__version__",
-    "available_policies",
-    "check",
-    "get_policy",
-    "load_workload",
-    "optimum",
-    "parse_workload",
-    "simulate",
-]
+#: Where each public name lives; imported on first use (PEP 562), so that importing the package,
+#: as the console script does before it can handle Ctrl-C, loads neither pandas nor OR-Tools.
+_PUBLIC = {
+    "CheckReport": "staleness_lab.api",
+    "InputError": "staleness_lab.errors",
+    "SimulationResult": "staleness_lab.api",
+    "Slowdown": "staleness_lab.model",
+    "Table": "staleness_lab.model",
+    "Workload": "staleness_lab.model",
+    "available_policies": "staleness_lab.policies",
+    "check": "staleness_lab.api",
+    "get_policy": "staleness_lab.policies",
+    "load_workload": "staleness_lab.model",
+    "optimum": "staleness_lab.optimize.staleness_optimum",
+    "parse_workload": "staleness_lab.model",
+    "simulate": "staleness_lab.api",
+}
+
+__all__ = sorted([*_PUBLIC, "__version__"])
 
 
 def __getattr__(name: str) -> object:
-    """``optimum`` (:func:`staleness_lab.optimize.staleness_optimum.optimum`) is imported on first
-    use, so importing the package does not load OR-Tools."""
-    if name == "optimum":
-        from staleness_lab.optimize.staleness_optimum import optimum
+    """A public name (:data:`_PUBLIC`), imported from its module on first use and kept."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value
 
-        return optimum
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

@@ -1,5 +1,5 @@
 """``python -m staleness_lab``: the same command line as ``staleness-lab``."""
 
-from staleness_lab.cli import main
+from staleness_lab.launch import main
 
 raise SystemExit(main())

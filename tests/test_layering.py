@@ -276,7 +276,6 @@ def _where(path: Path, line: int) -> str:
     return f"{path.relative_to(PACKAGE.parent)}:{line}"
 
 
-@pytest.mark.xfail(strict=True, reason="fixed by the spark/experiments reshape")
 def test_no_import_cycles() -> None:
     """No import circle in the package (the rule: :func:`_import_graph`), at any depth."""
     modules = _package_modules()
@@ -374,20 +373,11 @@ RULES: dict[str, Rule] = {
         "experiments return tidy frames; plotting is viz's, above them", ("experiments",), ("staleness_lab.viz",)),
 }
 
-#: Rules that hold only once the spark/experiments reshape is merged, with what breaks them now.
-_RESHAPE = {
-    "workflows-below-papers": "workflows/sim.py imports staleness_lab.spark",
-    "spark-below-sweeps-and-experiments": "spark/grid.py imports staleness_lab.sweeps.runner under TYPE_CHECKING",
-}
-
-
 def _under(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="fixed by the spark/experiments reshape"))
-    if name in _RESHAPE else name for name in RULES])
+@pytest.mark.parametrize("name", list(RULES))
 def test_layer_rule(name: str) -> None:
     rule = RULES[name]
     modules = _package_modules()
