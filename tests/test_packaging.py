@@ -37,4 +37,4 @@ def test_pandas_is_pinned_below_3_with_pyspark_4() -> None:
 
 def test_console_script_is_declared() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["staleness-lab"] == "staleness_lab.cli:main"
+    assert scripts["staleness-lab"] == "staleness_lab.launch:main"
