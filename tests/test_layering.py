@@ -373,6 +373,7 @@ RULES: dict[str, Rule] = {
         "experiments return tidy frames; plotting is viz's, above them", ("experiments",), ("staleness_lab.viz",)),
 }
 
+
 def _under(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
