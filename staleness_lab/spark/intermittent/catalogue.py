@@ -139,14 +139,16 @@ class TpchData:
     ``parts(table, first, last)`` reads parts first..last (1-based, inclusive) of a stream with
     its explicit schema; ``static(name)`` loads a static table once per session and caches it.
     The session is always :func:`staleness_lab.spark.get_spark`'s.
+
+    The directory must hold a generation of this program's whose files have the sizes its
+    manifest lists (:func:`staleness_lab.intermittent.tpch.check_generation` without checksums;
+    ``tpch run --data`` checks the checksums too, before Spark starts): another program's
+    manifest or a damaged part is an :class:`InputError` naming ``data``, never a KeyError.
     """
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
-        manifest = tpch.read_manifest(self.directory)
-        if manifest is None:
-            raise InputError("data", f"{self.directory}: no readable {tpch.MANIFEST} "
-                                     "(run `staleness-lab tpch generate`)")
+        manifest = tpch.check_generation(self.directory, "data", checksums=False)
         self.manifest: dict[str, Any] = manifest
         self.scale: float = manifest["scale"]
         self.n_parts: int = manifest["parts"]
