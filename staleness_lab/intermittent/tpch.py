@@ -240,17 +240,19 @@ def damage(directory: Path, manifest: dict[str, Any], *, checksums: bool = True)
     return None
 
 
-def check_generation(directory: Path, field: str = "--data", *, checksums: bool = True) -> dict[str, Any]:
-    """The manifest of the generation at ``directory`` once its files check out (:func:`damage`),
-    before any use of them; an :class:`InputError` naming ``field`` and the directory (and the
-    first damaged part) otherwise."""
+def check_generation(directory: Path, field: str = "--data", *, files: bool = True,
+                     checksums: bool = True) -> dict[str, Any]:
+    """The manifest of the generation at ``directory`` once it is recognised as this program's
+    (:func:`read_manifest`) and, with ``files``, its files check out (:func:`damage`, with or
+    without ``checksums``), before any use of them; an :class:`InputError` naming ``field`` and
+    the directory (and the first damaged part) otherwise."""
     directory = Path(directory)
     manifest = read_manifest(directory)
     if manifest is None:
         what = "is another program's" if os.path.lexists(directory / MANIFEST) else "is missing or unreadable"
         raise InputError(field, f"{directory}: not a TPC-H generation of staleness-lab's (its {MANIFEST} {what}); "
                                 "run `staleness-lab tpch generate`")
-    problem = damage(directory, manifest, checksums=checksums)
+    problem = damage(directory, manifest, checksums=checksums) if files else None
     if problem is not None:
         raise InputError(field, f"{directory}: damaged TPC-H generation ({problem}); regenerate it with "
                                 f"`staleness-lab tpch generate --out {directory}`")
