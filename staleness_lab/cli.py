@@ -449,7 +449,7 @@ def _tpch_calibrate(args: argparse.Namespace) -> int:
     scale = tpch.check_scale(args.scale)
     parts = check_calibration_parts(tpch.check_parts(args.parts))
     out = args.out if args.out is not None else data_root() / "data" / "costmodels" / f"sf{scale:g}-p{parts}"
-    check_out_dir(out)  # the output rule, before any data is generated or Spark starts
+    check_out_dir(out, names)  # the output rule, before any data is generated or Spark starts
     progress = sys.stderr.isatty()
     directory, _ = tpch.generate(scale, parts, progress=progress, option="data")
     get_spark(args.master)

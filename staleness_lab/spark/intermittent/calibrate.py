@@ -375,14 +375,36 @@ def fit_is_ours(path: Path) -> bool:
     return isinstance(document.get("fits"), dict) and isinstance(document.get("measurements"), dict)
 
 
-def check_out_dir(out_dir: Path) -> None:
+def cost_model_kept(path: Path) -> bool:
+    """True when ``path`` is a regular file ``<query>.json`` holding a cost model in the form
+    the planners read (an object with a ``cost`` mapping): a fit of another query, hand-written
+    or calibrated, which a calibration carries over byte for byte and never rewrites."""
+    path = Path(path)
+    if path.suffix != ".json" or path.stem not in CATALOGUE or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(document, dict) and isinstance(document.get("cost"), dict)
+
+
+def check_out_dir(out_dir: Path, queries: Sequence[str] = tuple(CATALOGUE)) -> None:
     """The rule of :mod:`staleness_lab.outputs` for ``--out``: absent, empty, or a directory
-    holding only cost-model fits of this program's (:func:`fit_is_ours`); a symbolic link, a
-    file, a device, a FIFO or a directory with anything else is refused before any measurement."""
-    outputs.check_output_directory(
-        Path(out_dir), "--out",
-        lambda d: outputs.only_files(d, [f"{name}.json" for name in CATALOGUE], fit_is_ours),
-        hint="give a new or empty directory or an earlier calibration's")
+    holding only cost models: the fits of the ``queries`` calibrated now (rewritten) must be
+    this program's (:func:`fit_is_ours`), other queries' need only be cost models
+    (:func:`cost_model_kept`; copied over unchanged). A symbolic link, a file, a device, a FIFO
+    or a directory with anything else is refused before any measurement."""
+    rewritten = {f"{name}.json" for name in queries}
+
+    def stranger(directory: Path) -> str | None:
+        for entry in sorted(Path(directory).iterdir()):
+            if not (fit_is_ours(entry) if entry.name in rewritten else cost_model_kept(entry)):
+                return entry.name
+        return None
+
+    outputs.check_output_directory(Path(out_dir), "--out", stranger,
+                                   hint="give a new or empty directory or an earlier calibration's")
 
 
 def calibrate(queries: Sequence[str], data: TpchData, out_dir: Path, *, warmups: int = 2, repeats: int = 3,
@@ -397,7 +419,7 @@ def calibrate(queries: Sequence[str], data: TpchData, out_dir: Path, *, warmups:
     warmups, repeats = check_runs(warmups, repeats)
     check_calibration_parts(data.n_parts, "data")
     out_dir = Path(out_dir)
-    check_out_dir(out_dir)
+    check_out_dir(out_dir, [q.name for q in chosen])
     tasks = [(q, "batches", x) for q in chosen for x in batch_sizes(data.n_parts)]
     tasks += [(q, "aggregation", n) for q in chosen for n in aggregation_counts(data.n_parts)]
     if progress:
