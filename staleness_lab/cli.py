@@ -23,6 +23,7 @@ from staleness_lab.model import load_workload
 from staleness_lab.policies import available_policies, parse_options, policy_options
 from staleness_lab.sim.engine import ENGINES
 from staleness_lab.sim.size import check_run_size
+from staleness_lab.outputs import check_output_directory, nothing_is_ours
 from staleness_lab.tracefiles import check_output_dir, check_trace_dir, write_trace
 
 
@@ -429,8 +430,6 @@ def _tpch(args: argparse.Namespace) -> int:
         return _tpch_calibrate(args)
     if args.tpch_command == "run":
         return _tpch_run(args)
-    if args.out is not None:
-        check_output_dir(args.out, "--out")
     directory, made = generate(args.scale, args.parts, args.out, progress=sys.stderr.isatty())
     print(f"{directory}: {'generated' if made else 'up to date (manifest matches), skipped'}")
     return 0
@@ -450,10 +449,9 @@ def _tpch_calibrate(args: argparse.Namespace) -> int:
     scale = tpch.check_scale(args.scale)
     parts = check_calibration_parts(tpch.check_parts(args.parts))
     out = args.out if args.out is not None else data_root() / "data" / "costmodels" / f"sf{scale:g}-p{parts}"
-    check_output_dir(out, "--out")
-    check_out_dir(out)
+    check_out_dir(out, names)  # the output rule, before any data is generated or Spark starts
     progress = sys.stderr.isatty()
-    directory, _ = tpch.generate(scale, parts, progress=progress)
+    directory, _ = tpch.generate(scale, parts, progress=progress, option="data")
     get_spark(args.master)
     table = calibrate(names, TpchData(directory), out, warmups=args.warmups, repeats=args.repeats, progress=progress)
     shown = table[["query", "S", "R", "r2", "a0", "a1"]].rename(columns={"r2": "R2"})
@@ -471,17 +469,14 @@ def _tpch_run(args: argparse.Namespace) -> int:
 
     qs = load_queryset(args.queries)
     catalogue_names(qs)
-    if args.out is not None:
-        check_output_dir(args.out, "--out")
-        if args.out.exists() and any(args.out.iterdir()):
-            raise InputError("--out", f"{args.out}: not empty; give a new or empty run directory")
+    if args.out is not None:  # a run directory is never replaced: only a new or empty one
+        check_output_directory(args.out, "--out", nothing_is_ours, hint="give a new or empty run directory")
     if args.data is not None:
-        if not (args.data / tpch.MANIFEST).is_file():
-            raise InputError("--data", f"{args.data}: no TPC-H generation there (no {tpch.MANIFEST}); "
-                                       "run `staleness-lab tpch generate`")
+        tpch.check_generation(args.data, "--data")  # marker, sizes and checksums, before Spark starts
         data = args.data
     else:
-        data, _ = tpch.generate(tpch.check_scale(args.scale), tpch.check_parts(args.parts), progress=sys.stderr.isatty())
+        data, _ = tpch.generate(tpch.check_scale(args.scale), tpch.check_parts(args.parts), progress=sys.stderr.isatty(),
+                                option="--data")
     get_spark(args.master)
     if args.scheme in DISPATCH_SCHEMES:
         scheme = args.scheme + ("-nominbatch" if args.no_minbatch else "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import functools
 import hashlib
 import json
@@ -198,7 +199,12 @@ def replace_directory(work: Path, target: Path) -> None:
     """Put the finished directory ``work`` in place as ``target``, all or nothing: onto an absent
     or empty ``target`` by one rename; otherwise the old ``target`` is moved aside (a hidden
     ``.NAME.*.old`` sibling), restored if the rename fails, and removed only once the new one is
-    in place, so the user's files are never deleted without their replacement."""
+    in place, so the user's files are never deleted without their replacement. A symbolic link
+    at ``target`` is never replaced (``FileExistsError``): callers refuse it earlier by the rule
+    of :mod:`staleness_lab.outputs`, which also decides whether an existing ``target`` is
+    this program's to replace."""
+    if os.path.islink(target):
+        raise FileExistsError(errno.EEXIST, "a symbolic link is never replaced", str(target))
     if not (target.is_dir() and any(target.iterdir())):
         os.replace(work, target)
         return

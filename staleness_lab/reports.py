@@ -17,7 +17,10 @@ Failures: a notebook that raises gets no report (a stale one is removed), the ot
 the index says ``failed: <first line of the error>`` and the exit status is 1. A notebook
 parameter of the wrong type or value (:class:`~staleness_lab.notebook_params.NotebookParameterError`
 in the notebook) stops the command with one line and exit status 2, leaving no partial file.
-Every file is written under a temporary name and renamed into place.
+Every file is written under a temporary name and renamed into place. ``--out`` follows the rule of
+:mod:`staleness_lab.outputs` (:func:`check_report_dir`): a new or empty directory, or one holding
+only pages this program rendered; anything else, or a symbolic link, is refused before any
+notebook runs.
 """
 
 from __future__ import annotations
@@ -320,6 +323,7 @@ def render_index(outcomes: list[Outcome], prov: dict[str, Any]) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>staleness-lab reports</title>
+{_INDEX_MARK}{{"producer": "staleness-lab", "kind": "report-index", "version": 1}}</script>
 <style>
 body {{ font-family: Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; margin-bottom: 2em; }}
@@ -344,6 +348,46 @@ td.num {{ text-align: right; white-space: nowrap; }}
 """
 
 
+_INDEX_MARK = '<script type="application/json" id="staleness-lab-index">'
+_LEGACY_INDEX = "<title>staleness-lab reports</title>"
+
+
+def page_is_ours(path: Path) -> bool:
+    """True when ``path`` is a regular file (not a link) this program rendered: a report page
+    carrying its JSON (:func:`read_page_meta`), or the index (its marker, or the title an
+    earlier version wrote)."""
+    if path.is_symlink() or not path.is_file() or path.suffix != ".html":
+        return False
+    if path.name != "index.html":
+        return read_page_meta(path) is not None
+    try:
+        with path.open(encoding="utf-8") as fh:
+            head = fh.read(1 << 16)
+    except (OSError, ValueError):
+        return False
+    return _INDEX_MARK in head or _LEGACY_INDEX in head
+
+
+def _report_stranger(directory: Path) -> str | None:
+    for entry in sorted(directory.iterdir()):
+        if entry.name == ".gitkeep" and entry.is_file() and not entry.is_symlink():
+            continue
+        if not page_is_ours(entry):
+            return entry.name
+    return None
+
+
+def check_report_dir(out: Path) -> None:
+    """The rule of :mod:`staleness_lab.outputs` for ``report --out`` (pages in it are replaced):
+    absent, empty, or a directory holding only pages this program rendered (:func:`page_is_ours`)
+    and a ``.gitkeep``; a symbolic link, a file, a device, a FIFO or a directory with anything
+    else is refused before any notebook runs."""
+    from staleness_lab.outputs import check_output_directory
+
+    check_output_directory(Path(out), "--out", _report_stranger,
+                           hint="give a new or empty directory or an earlier report --out directory")
+
+
 def report_command(quick: bool, only: str | None, profile: str, out: Path, cache: Path | None = None) -> int:
     """Run the notebooks and write the reports; the exit status (0, 1 when a notebook failed,
     2 for a bad notebook parameter). ``cache``: a directory where the notebooks reuse and store
@@ -360,6 +404,7 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path, cache
         if not chosen:
             raise InputError("--only", f"no notebook named {only!r} (available: {', '.join(p.stem for p in available)})")
     run_profile = "quick" if quick else profile
+    check_report_dir(out)
     created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)

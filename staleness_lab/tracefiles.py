@@ -5,23 +5,27 @@ in place as a pair: :func:`write_trace` fills a hidden temporary sibling ``.DIR.
 renames it to ``DIR`` (swapping out an earlier trace pair, see
 :func:`staleness_lab.provenance.replace_directory`), so readers see the old pair or the whole new
 one, never one new file beside an old one. :func:`check_trace_dir` refuses, before any work, a
-``DIR`` that holds anything but such a pair (it would be replaced); :func:`check_output_dir` and
-:func:`check_output_file` check other outputs early.
+``DIR`` that holds anything but such a pair of this program's (it would be replaced), by the one
+rule of :mod:`staleness_lab.outputs`, whose :func:`check_output_dir` (directories only ever
+written into, such as caches) and :func:`check_output_file` (the rule for files) are re-exported.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from staleness_lab.errors import InputError
+from staleness_lab.outputs import (check_output_dir, check_output_directory, check_output_file, only_files,
+                                   parquet_is_ours)
 from staleness_lab.provenance import building_directory, write_parquet_atomic
 from staleness_lab.sim import Trace
 
 if TYPE_CHECKING:
     import pandas as pd
+
+__all__ = ["FRAME_FILES", "TRACE_FILES", "check_output_dir", "check_output_file", "check_trace_dir", "write_frames",
+           "write_trace"]
 
 #: The files of one trace, in the order they are written.
 TRACE_FILES = ("jobs.parquet", "freshness.parquet")
@@ -38,84 +42,22 @@ def _provenance(trace: Trace, version: str) -> dict[bytes, bytes]:
     }
 
 
-def check_output_dir(directory: Path, option: str) -> None:
-    """Fail early (before any work) if ``directory`` cannot be a directory we create or reuse."""
-    for candidate in (directory, *directory.parents):
-        if candidate.exists():
-            if not candidate.is_dir():
-                rule = "exists and is not a directory" if candidate == directory else f"cannot be created: {candidate} is not a directory"
-                raise InputError(option, f"{directory}: {rule}")
-            if not os.access(candidate, os.W_OK):
-                raise InputError(option, f"{directory}: {candidate} is not writable")
-            return
-
-
 def check_trace_dir(directory: Path, option: str, names: tuple[str, ...] = TRACE_FILES + FRAME_FILES) -> None:
-    """Fail early (before any work) unless :func:`write_trace` may put a trace pair at ``directory``.
+    """Fail early (before any work) unless :func:`write_trace` may put a trace at ``directory``,
+    by the rule of :mod:`staleness_lab.outputs` (only what this program wrote is replaced).
 
     ``directory`` may be missing (it is created with its parents), empty, or hold nothing but
     regular files named in ``names`` (default ``jobs.parquet`` / ``freshness.parquet`` and
-    :data:`FRAME_FILES`: an earlier trace, which is replaced as a whole). Anything else in it -- another file, a subdirectory, a symbolic link,
-    even one named like a trace file -- is refused with an :class:`InputError` naming ``option``,
-    since replacing the directory would delete it. A symbolic link to a directory counts as that
-    directory; its parent must be writable, because the new trace is renamed into place.
+    :data:`FRAME_FILES`) whose Parquet metadata marks them as this program's: an earlier trace,
+    replaced as a whole. Anything else in it -- another file, a subdirectory, a symbolic link,
+    a file named like a trace file but not written by this program -- and a symbolic link,
+    file, device or FIFO at ``directory`` itself is refused with an :class:`InputError` naming
+    ``option``, since replacing the directory would delete it.
     """
-    directory = Path(directory)
-    if os.path.islink(directory) and not directory.exists():
-        raise InputError(option, f"{directory}: is a symbolic link to a missing path; give a new or empty directory")
-    check_output_dir(directory, option)
-    target = _target(directory)
-    if not target.name:
-        raise InputError(option, f"{directory}: cannot be replaced (the filesystem root); give a new or empty directory")
-    if not target.exists():
-        return  # created with its parents; check_output_dir saw the nearest existing one is writable
-    if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise InputError(option, f"{directory}: {target.parent} is not writable")
-    try:
-        with os.scandir(target) as entries:
-            found = sorted((e.name, e.name in names and e.is_file(follow_symlinks=False)) for e in entries)
-    except OSError as err:
-        raise InputError(option, f"{directory}: cannot be read ({err.strerror or err})") from None
     what = "a trace pair" if names == TRACE_FILES + FRAME_FILES else "an earlier trace"
-    for name, trace_file in found:
-        if not trace_file:
-            raise InputError(
-                option,
-                f"{directory}: holds files other than {what} ({name}); "
-                f"give a new or empty directory or a previous {option} directory",
-            )
-
-
-def check_output_file(path: Path, option: str) -> None:
-    """Fail early (before any work) if ``path`` cannot be a file we write (replace atomically).
-
-    A missing path or an existing regular file is fine when its parent directory exists and is
-    writable or can be created (:func:`check_output_dir`). Refused with an :class:`InputError`
-    naming ``option`` and ``path``: a symbolic link (even to a regular file: replacing it would
-    replace the link, not the file it names), a directory, a device, a FIFO or a socket.
-    """
-    path = Path(path)
-    if os.path.islink(path):
-        raise InputError(option, f"{path}: is a symbolic link; give a regular file or a new path")
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        mode = None  # check_output_dir says what is wrong with the parent, if anything
-    except OSError as err:
-        raise InputError(option, f"{path}: cannot be inspected ({err.strerror or err})") from None
-    if mode is not None and not stat.S_ISREG(mode):
-        kind = (
-            "a directory" if stat.S_ISDIR(mode)
-            else "a FIFO" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode)
-            else "not a regular file"
-        )
-        raise InputError(option, f"{path}: is {kind}; give a regular file or a new path")
-    try:
-        check_output_dir(path.parent, option)
-    except InputError as err:
-        raise InputError(option, f"{path}: cannot be written ({err.rule})") from None
+    check_output_directory(
+        Path(directory), option, lambda d: only_files(d, names, parquet_is_ours),
+        hint=f"give a new or empty directory or a previous {option} directory ({what})")
 
 
 def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "--trace-out") -> list[Path]:
@@ -137,8 +79,9 @@ def write_trace(trace: Trace, directory: Path, *, version: str, option: str = "-
 
 
 def _target(directory: Path) -> Path:
-    """The directory to replace: absolute, with symbolic links (``directory`` itself included)
-    resolved, so the rename happens next to the real directory and never replaces a link."""
+    """The directory to replace: absolute, with symbolic links among its parents resolved, so
+    the rename happens next to the real directory (a link at ``directory`` itself is refused
+    by :func:`check_trace_dir`)."""
     return Path(os.path.realpath(directory))
 
 

@@ -19,6 +19,7 @@ import pytest
 
 import staleness_lab
 from staleness_lab import InputError, simulate
+from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
 from staleness_lab.tracefiles import check_output_file, check_trace_dir, write_trace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,14 +123,17 @@ def test_a_lone_jobs_file_of_an_earlier_trace_is_replaced(traces, tmp_path: Path
     assert sorted(p.name for p in out.iterdir()) == PAIR
 
 
-def test_symlink_to_a_trace_directory_replaces_the_directory(traces, tmp_path: Path) -> None:
+def test_symlink_to_a_trace_directory_is_refused(traces, tmp_path: Path) -> None:
+    """The output rule (staleness_lab/outputs.py): a link is the user's, even to a trace of ours."""
     real = tmp_path / "real"
     write_trace(traces[1], real, version=VERSION)
+    before = _snapshot(real)
     link = tmp_path / "link"
     link.symlink_to(real, target_is_directory=True)
-    write_trace(traces[2], link, version=VERSION)
+    with pytest.raises(InputError, match=rf"^--trace-out: {link}: is a symbolic link; "):
+        write_trace(traces[2], link, version=VERSION)
     assert link.is_symlink() and os.path.realpath(link) == str(real)
-    assert _meta(real / "jobs.parquet")["staleness_lab.seed"] == "2"
+    assert _snapshot(real) == before
     assert _hidden(tmp_path) == []
 
 
@@ -139,8 +143,9 @@ def test_directory_in_the_way_is_refused_before_any_work(traces, tmp_path: Path,
     (out / "freshness.parquet").unlink()
     (out / "freshness.parquet").mkdir()
     jobs = (out / "jobs.parquet").read_bytes()
-    message = (f"--trace-out: {out}: holds files other than a trace pair (freshness.parquet); "
-               f"give a new or empty directory or a previous --trace-out directory")
+    message = (f"--trace-out: {out}: holds what staleness-lab did not write (freshness.parquet); "
+               f"staleness-lab replaces only what it wrote itself: give a new or empty directory or a previous "
+               f"--trace-out directory (a trace pair)")
 
     with pytest.raises(InputError) as caught:
         check_trace_dir(out, "--trace-out")
@@ -165,15 +170,17 @@ def test_directory_in_the_way_is_refused_before_any_work(traces, tmp_path: Path,
         (lambda d: (d / "sub").mkdir(), "sub"),
         (lambda d: (d / ".jobs.parquet.abc.tmp").write_bytes(b""), ".jobs.parquet.abc.tmp"),
         (lambda d: (d / "jobs.parquet").symlink_to(d.parent / "elsewhere.parquet"), "jobs.parquet"),
+        (lambda d: pd.DataFrame({"x": [1]}).to_parquet(d / "freshness.parquet"), "freshness.parquet"),
+        (lambda d: (d / "jobs.parquet").write_bytes(b"not parquet"), "jobs.parquet"),
     ],
-    ids=["other-file", "subdirectory", "hidden-file", "symlinked-trace-file"],
+    ids=["other-file", "subdirectory", "hidden-file", "symlinked-trace-file", "foreign-parquet", "not-parquet"],
 )
 def test_anything_but_a_trace_pair_is_refused(make, name: str, tmp_path: Path) -> None:
     (tmp_path / "elsewhere.parquet").write_bytes(b"")
     out = tmp_path / "out"
     out.mkdir()
     make(out)
-    with pytest.raises(InputError, match=rf"^--trace-out: {out}: holds files other than a trace pair \({name}\); "):
+    with pytest.raises(InputError, match=rf"^--trace-out: {out}: holds what staleness-lab did not write \({name}\); "):
         check_trace_dir(out, "--trace-out")
 
 
@@ -189,7 +196,7 @@ def test_file_or_dangling_link_as_trace_dir_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="exists and is not a directory"):
         check_trace_dir(tmp_path / "file", "--trace-out")
     (tmp_path / "dangling").symlink_to(tmp_path / "missing")
-    with pytest.raises(InputError, match="symbolic link to a missing path"):
+    with pytest.raises(InputError, match="is a symbolic link"):
         check_trace_dir(tmp_path / "dangling", "--trace-out")
 
 
@@ -246,8 +253,9 @@ def test_cli_refuses_a_directory_in_the_way_in_one_line(tmp_path: Path) -> None:
                            "--trace-out", str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines() == [
-        f"staleness-lab: error: --trace-out: {out}: holds files other than a trace pair (freshness.parquet); "
-        f"give a new or empty directory or a previous --trace-out directory"
+        f"staleness-lab: error: --trace-out: {out}: holds what staleness-lab did not write (freshness.parquet); "
+        f"staleness-lab replaces only what it wrote itself: give a new or empty directory or a previous "
+        f"--trace-out directory (a trace pair)"
     ]
     assert (out / "jobs.parquet").read_bytes() == b"old"
     assert _hidden(tmp_path) == []
@@ -256,12 +264,26 @@ def test_cli_refuses_a_directory_in_the_way_in_one_line(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # check_output_file
 # --------------------------------------------------------------------------------------------
-def test_output_file_regular_or_missing_is_fine(tmp_path: Path) -> None:
-    (tmp_path / "rows.parquet").write_bytes(b"old")
+def test_output_file_of_ours_or_missing_is_fine(tmp_path: Path) -> None:
+    write_parquet_atomic(pd.DataFrame({"x": [1]}), tmp_path / "rows.parquet", provenance_metadata({"table": "t"}))
     check_output_file(tmp_path / "rows.parquet", "--out")
     check_output_file(tmp_path / "missing.parquet", "--out")
     check_output_file(tmp_path / "new" / "dir" / "missing.parquet", "--out")  # parent can be created
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.parquet"]
+
+
+@pytest.mark.parametrize("content", [b"old", b"PAR1 not parquet", None], ids=["text", "not-parquet", "foreign-parquet"])
+def test_output_file_not_written_by_this_program_is_refused(content: bytes | None, tmp_path: Path) -> None:
+    path = tmp_path / "rows.parquet"
+    if content is None:
+        pd.DataFrame({"x": [1]}).to_parquet(path)
+    else:
+        path.write_bytes(content)
+    before = path.read_bytes()
+    with pytest.raises(InputError, match=rf"^--out: {path}: exists and was not written by staleness-lab; "
+                                         r"staleness-lab replaces only what it wrote itself"):
+        check_output_file(path, "--out")
+    assert path.read_bytes() == before
 
 
 def test_output_file_symlink_is_refused(tmp_path: Path) -> None:

@@ -6,10 +6,11 @@ frames, :mod:`staleness_lab.intermittent.plan`) into a hidden temporary sibling 
 files or neither: a failure removes the temporary directory and leaves ``DIR`` as it was.
 
 ``DIR`` may be absent (created by the rename), an empty directory, or a directory holding only
-an earlier plan's two files (replaced: the old directory is renamed aside, the new one into
-place, then the old one removed; a reader sees the old pair, briefly no directory, or the new
-pair, never a mix). Anything else in ``DIR`` is refused before any work
-(:func:`check_plan_dir`) rather than deleted.
+an earlier plan's two files, marked as this program's by their Parquet metadata (replaced: the
+old directory is renamed aside, the new one into place, then the old one removed; a reader sees
+the old pair, briefly no directory, or the new pair, never a mix). Anything else -- in ``DIR`` or at ``DIR`` (a symbolic link, a file) -- is
+refused before any work (:func:`check_plan_dir`, the rule of :mod:`staleness_lab.outputs`)
+rather than deleted or replaced.
 
 Each file's Parquet schema metadata carries, under
 :data:`~staleness_lab.provenance.PROVENANCE_KEY` (JSON, read back with
@@ -31,8 +32,8 @@ from staleness_lab.errors import InputError
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.jsonout import strict
+from staleness_lab.outputs import check_output_directory, only_files, parquet_is_ours
 from staleness_lab.provenance import building_directory, provenance_metadata, write_parquet_atomic
-from staleness_lab.tracefiles import check_output_dir
 
 #: The files :func:`write_plan` writes, in order.
 PLAN_FILES = ("batches.parquet", "queries.parquet")
@@ -51,15 +52,14 @@ def plan_json(plan: BatchPlan, *, version: str) -> dict[str, Any]:
 
 
 def check_plan_dir(directory: Path, option: str = "--out") -> None:
-    """Fail early (before any work) unless ``directory`` can receive a plan: absent with a
-    writable ancestor, or a writable directory that is empty or holds only :data:`PLAN_FILES`."""
-    directory = Path(directory)
-    check_output_dir(directory, option)
-    if directory.is_dir():
-        others = sorted(p.name for p in directory.iterdir() if p.name not in PLAN_FILES)
-        if others:
-            shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
-            raise InputError(option, f"{directory}: holds files other than a plan ({shown}); give an empty or new directory")
+    """Fail early (before any work) unless ``directory`` can receive a plan, by the rule of
+    :mod:`staleness_lab.outputs` (only what this program wrote is replaced): absent with a
+    writable ancestor, empty, or holding nothing but :data:`PLAN_FILES` as regular Parquet files
+    whose metadata marks them as this program's (an earlier plan, replaced whole). A symbolic
+    link, a file, a device or a FIFO at ``directory``, or anything else in it (a directory named
+    ``batches.parquet``, a user's file) is refused with an :class:`InputError` naming ``option``."""
+    check_output_directory(Path(directory), option, lambda d: only_files(d, PLAN_FILES, parquet_is_ours),
+                           hint=f"give a new or empty directory or a previous plan {option} directory")
 
 
 def write_plan(plan: BatchPlan, directory: Path, *, version: str,
@@ -82,4 +82,5 @@ def _write_plan(plan: BatchPlan, directory: Path, *, version: str, options: Mapp
         for name, frame in zip(PLAN_FILES, (plan.batches, plan.queries)):
             meta = provenance_metadata({**common, "table": name.removesuffix(".parquet")})
             write_parquet_atomic(frame, tmp / name, meta)
+        check_plan_dir(directory)  # again just before the swap: what is there now is still ours
     return [directory / name for name in PLAN_FILES]

@@ -9,7 +9,8 @@ generator (a Rust binary from PyPI, no Python API) and rewrites its Parquet outp
         orders/orders.<k>.parquet       k = 1..P, each row with arrival_ts = T0 + (k-1) s
         lineitem/lineitem.<k>.parquet   the same k: part k of both holds the same o_orderkey range
         static/<table>.parquet          customer, nation, region, part, partsupp, supplier
-        manifest.json                   SF, P, the generator's version, T0, rows and arrival per file
+        manifest.json                   this program's marker, SF, P, the generator's version, T0,
+                                        and per file its rows, arrival, size and sha256
 
 Part k of orders and part k of lineitem cover the same order keys (the generator's parts split
 the order key range), which is the paper's assumption that matching orders and lineitems arrive
@@ -19,24 +20,33 @@ streaming watermarks.
 
 Everything is written into a hidden temporary directory beside the target and renamed into place
 when complete, so a killed run never leaves a directory that looks finished; a rerun skips only
-when the target's manifest matches (SF, P, generator version, T0, every listed file present), and
-otherwise replaces an earlier generation. A non-empty directory without a manifest is refused.
+when the target's manifest matches (SF, P, generator version, T0) and every listed file has the
+size and sha256 the manifest records, and otherwise replaces the earlier generation: a damaged
+one (a truncated or edited part) is regenerated, never taken as complete. Only a generation of
+this program's is ever replaced (the rule of :mod:`staleness_lab.outputs`): a directory whose
+``manifest.json`` is another program's (or no JSON object), that holds files besides the
+generation's, or a symbolic link, file, device or FIFO at the target is refused before the
+generator runs. :func:`check_generation` checks a generation's files before they are used
+(``tpch run --data``).
 ``tpchgen-cli`` itself skips files that already exist, with a warning and exit 0, without
 checking them: it only ever writes into a fresh temporary directory here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from staleness_lab import outputs
 from staleness_lab.errors import InputError
 from staleness_lab.provenance import building_directory
 
@@ -45,6 +55,9 @@ STATIC = ("customer", "nation", "region", "part", "partsupp", "supplier")
 #: When part 1 arrives; part k arrives k - 1 seconds later (λ = 1 file per second).
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 MANIFEST = "manifest.json"
+#: The marker of a generation's manifest (:func:`staleness_lab.outputs.marker`); version 1 had none.
+MANIFEST_KIND = "tpch-generation"
+MANIFEST_VERSION = 2
 GENERATOR = "tpchgen-cli"
 #: Limits that keep a typo from filling the disk: SF 1 is about 1 GB of TPC-H data.
 MAX_SCALE = 1000.0
@@ -100,44 +113,182 @@ def arrival(part: int, t0: datetime = T0) -> datetime:
     return t0 + timedelta(seconds=part - 1)
 
 
+def expected_files(parts: int) -> list[tuple[str, int | None, str]]:
+    """``(table, part, path)`` of every file of a generation in ``parts`` stream parts, in the
+    order they are written: each stream part k of orders and lineitem, then the static tables."""
+    rows: list[tuple[str, int | None, str]] = [
+        (table, k, f"{table}/{table}.{k}.parquet") for k in range(1, parts + 1) for table in STREAMS]
+    return rows + [(table, None, f"static/{table}.parquet") for table in STATIC]
+
+
+def _well_formed(document: dict[str, Any], checksums: bool) -> bool:
+    """The shape of a generation's manifest: a scale, a part count, the generator's name, T0,
+    and exactly the files of :func:`expected_files` (each with its rows; with ``checksums``,
+    its size in bytes and its sha256)."""
+    scale, parts, files = document.get("scale"), document.get("parts"), document.get("files")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (math.isfinite(scale) and scale > 0):
+        return False
+    if type(parts) is not int or not 1 <= parts <= MAX_PARTS or not isinstance(files, list):
+        return False
+    if not isinstance(document.get("generator"), str) or not document["generator"].startswith(GENERATOR):
+        return False
+    if not isinstance(document.get("t0"), str) or not all(isinstance(f, dict) for f in files):
+        return False
+    listed = [(f.get("table"), f.get("part"), f.get("path")) for f in files]
+    if listed != expected_files(parts):
+        return False
+    for f in files:
+        if type(f.get("rows")) is not int or f["rows"] < 0:
+            return False
+        if checksums and (type(f.get("size")) is not int or f["size"] < 0 or not _is_sha256(f.get("sha256"))):
+            return False
+    return True
+
+
+def _is_sha256(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def manifest_is_ours(document: Any) -> bool:
+    """True when ``document`` is the manifest of a generation this program wrote: the marker
+    ``{"producer": "staleness-lab", "kind": "tpch-generation", "version": 2}`` with a well-formed
+    body (every file with rows, size and sha256), or the unmarked form version 1 wrote (no
+    ``producer`` key, the same body without sizes and checksums, ``generator`` naming
+    ``tpchgen-cli``)."""
+    if outputs.manifest_is_ours(document, MANIFEST_KIND, (MANIFEST_VERSION,)):
+        return _well_formed(document, checksums=True)
+    return isinstance(document, dict) and "producer" not in document and _well_formed(document, checksums=False)
+
+
 def read_manifest(directory: Path) -> dict[str, Any] | None:
-    """The directory's manifest, or None when it has none or it cannot be read."""
+    """The directory's manifest when it is one of this program's (:func:`manifest_is_ours`);
+    None when it has none, it cannot be read, or it is another program's (or not an object)."""
     try:
-        return json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
+        document = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return document if manifest_is_ours(document) else None
+
+
+def _stranger(directory: Path) -> str | None:
+    """``owns`` test of :func:`check_generation_dir`: None when ``directory`` holds a generation
+    of this program's and nothing else (its manifest, and under orders/, lineitem/ and static/
+    only regular files the manifest lists), else what is not."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if manifest is None:
+        return f"a {MANIFEST} of another program" if os.path.lexists(directory / MANIFEST) else f"no {MANIFEST}"
+    listed = {f["path"] for f in manifest["files"]}
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        if entry.name == MANIFEST and entry.is_file(follow_symlinks=False):
+            continue
+        if entry.name not in (*STREAMS, "static") or not entry.is_dir(follow_symlinks=False):
+            return entry.name
+        for inner in sorted(os.scandir(entry.path), key=lambda e: e.name):
+            if f"{entry.name}/{inner.name}" not in listed or not inner.is_file(follow_symlinks=False):
+                return f"{entry.name}/{inner.name}"
+    return None
+
+
+def check_generation_dir(target: Path, option: str = "--out") -> None:
+    """The rule of :mod:`staleness_lab.outputs` for a generation's directory: missing, empty, or
+    a generation of this program's with nothing else in it (:func:`manifest_is_ours`; it is then
+    skipped when complete, else replaced). A directory of the user's, another program's
+    manifest, a symbolic link, a file, a device or a FIFO is refused, before the generator runs."""
+    outputs.check_output_directory(Path(target), option, _stranger,
+                                   hint="give a new or empty directory or an earlier TPC-H generation")
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 (hex) of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def damage(directory: Path, manifest: dict[str, Any], *, checksums: bool = True) -> str | None:
+    """The first listed file that does not match ``manifest`` (``"<path>: <what>"``), or None.
+
+    Each file must be a regular file (not a link) of the size the manifest lists and, with
+    ``checksums``, of its sha256. A version-1 manifest lists neither: its files must exist and
+    their Parquet footers hold the rows listed."""
+    directory = Path(directory)
+    for f in manifest["files"]:
+        path = directory / f["path"]
+        try:
+            found = os.lstat(path)
+        except OSError:
+            return f"{f['path']}: missing"
+        if not stat.S_ISREG(found.st_mode):
+            return f"{f['path']}: not a regular file"
+        if "size" not in f:  # version 1: no sizes or checksums recorded
+            import pyarrow.parquet as pq
+
+            try:
+                rows = pq.read_metadata(path).num_rows
+            except Exception:  # noqa: BLE001 - unreadable Parquet is damage
+                return f"{f['path']}: not readable as Parquet"
+            if rows != f["rows"]:
+                return f"{f['path']}: {rows} rows, the manifest lists {f['rows']}"
+            continue
+        if found.st_size != f["size"]:
+            return f"{f['path']}: {found.st_size} bytes, the manifest lists {f['size']}"
+        if checksums and file_sha256(path) != f["sha256"]:
+            return f"{f['path']}: its sha256 differs from the manifest's"
+    return None
+
+
+def check_generation(directory: Path, field: str = "--data", *, files: bool = True,
+                     checksums: bool = True) -> dict[str, Any]:
+    """The manifest of the generation at ``directory`` once it is recognised as this program's
+    (:func:`read_manifest`) and, with ``files``, its files check out (:func:`damage`, with or
+    without ``checksums``), before any use of them; an :class:`InputError` naming ``field`` and
+    the directory (and the first damaged part) otherwise."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if manifest is None:
+        what = "is another program's" if os.path.lexists(directory / MANIFEST) else "is missing or unreadable"
+        raise InputError(field, f"{directory}: not a TPC-H generation of staleness-lab's (its {MANIFEST} {what}); "
+                                "run `staleness-lab tpch generate`")
+    problem = damage(directory, manifest, checksums=checksums) if files else None
+    if problem is not None:
+        raise InputError(field, f"{directory}: damaged TPC-H generation ({problem}); regenerate it with "
+                                f"`staleness-lab tpch generate --out {directory}`")
+    return manifest
 
 
 def is_complete(directory: Path, scale: float, parts: int, version: str) -> bool:
-    """True when ``directory`` holds a generation of ``scale`` and ``parts`` by ``version`` whose
-    every listed file exists (what a rerun may skip)."""
+    """True when ``directory`` holds a version-2 generation of ``scale`` and ``parts`` by
+    ``version`` whose every listed file has the size and sha256 its manifest lists (what a
+    rerun may skip). A damaged or version-1 generation is not complete: it is regenerated."""
     manifest = read_manifest(directory)
-    if manifest is None:
+    if manifest is None or "size" not in manifest["files"][0]:
         return False
     if (manifest.get("scale"), manifest.get("parts"), manifest.get("generator"), manifest.get("t0")) != (
             scale, parts, version, T0.isoformat()):
         return False
-    files = manifest.get("files", [])
-    expected = len(STREAMS) * parts + len(STATIC)
-    return len(files) == expected and all((Path(directory) / f["path"]).is_file() for f in files)
+    return damage(directory, manifest) is None
 
 
-def generate(scale: float, parts: int, out: Path | None = None, *, progress: bool = False) -> tuple[Path, bool]:
+def generate(scale: float, parts: int, out: Path | None = None, *, progress: bool = False,
+             option: str = "--out") -> tuple[Path, bool]:
     """Generate (or find) the TPC-H files of ``scale`` in ``parts`` stream parts (module
     docstring). Returns the directory and whether it was generated now (False: skipped, its
-    manifest matched)."""
+    manifest matched and every file its size and checksum). The target is checked by the rule
+    of :mod:`staleness_lab.outputs` first (:func:`check_generation_dir`; a refusal names
+    ``option``)."""
     scale, parts = check_scale(scale), check_parts(parts)
     target = Path(out) if out is not None else default_dir(scale, parts)
-    if target.exists() and not target.is_dir():
-        raise InputError("--out", f"{target} exists and is not a directory")
-    if target.is_dir() and any(target.iterdir()) and read_manifest(target) is None:
-        raise InputError("--out", f"{target} holds files but no {MANIFEST}: not a TPC-H generation, left untouched")
+    check_generation_dir(target, option)
     binary = generator_path()
     version = generator_version(binary)
     if is_complete(target, scale, parts, version):
         return target, False
     with building_directory(target) as work:  # an older, mismatched generation goes only once this is in
         _generate_into(work, binary, scale, parts, version, progress)
+        check_generation_dir(target, option)  # again just before the swap: what is there is still ours
     return target, True
 
 
@@ -156,15 +307,20 @@ def _generate_into(work: Path, binary: Path, scale: float, parts: int, version: 
         path = Path(table) / f"{table}.{k}.parquet"
         rows = _rewrite(raw / "stream" / table / f"{table}.{k}.parquet", work / path, arrival(k))
         files.append({"table": table, "part": k, "path": path.as_posix(), "rows": rows,
-                      "arrival_ts": arrival(k).isoformat()})
+                      "arrival_ts": arrival(k).isoformat(), **_size_and_sha256(work / path)})
     for table in STATIC:
         path = Path("static") / f"{table}.parquet"
         rows = _rewrite(raw / "static" / f"{table}.parquet", work / path, None)
-        files.append({"table": table, "part": None, "path": path.as_posix(), "rows": rows, "arrival_ts": None})
+        files.append({"table": table, "part": None, "path": path.as_posix(), "rows": rows, "arrival_ts": None,
+                      **_size_and_sha256(work / path)})
     shutil.rmtree(raw)
-    manifest = {"scale": scale, "parts": parts, "generator": version, "t0": T0.isoformat(),
-                "rate_files_per_second": 1, "files": files}
+    manifest = {**outputs.marker(MANIFEST_KIND, MANIFEST_VERSION), "scale": scale, "parts": parts,
+                "generator": version, "t0": T0.isoformat(), "rate_files_per_second": 1, "files": files}
     (work / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+
+def _size_and_sha256(path: Path) -> dict[str, Any]:
+    return {"size": path.stat().st_size, "sha256": file_sha256(path)}
 
 
 def _run(binary: Path, args: list[str]) -> None:

@@ -139,3 +139,11 @@ def test_the_generator_is_found_beside_this_python() -> None:
     assert binary.name == "tpchgen-cli"
     if (Path(sys.executable).parent / "tpchgen-cli").exists():
         assert binary.parent == Path(sys.executable).parent
+
+
+@pytest.mark.parametrize("text", ['["a list"]', '{"name": "my-app", "version": "1.0.0"}', '{"scale": 0.01}', "{"])
+def test_a_manifest_not_ours_is_one_input_error_not_a_key_error(text: str, tmp_path: Path) -> None:
+    (tmp_path / tpch.MANIFEST).write_text(text, encoding="utf-8")
+    assert tpch.read_manifest(tmp_path) is None
+    with pytest.raises(InputError, match=r"^data: .*not a TPC-H generation of staleness-lab's"):
+        tpch.check_generation(tmp_path, "data", files=False)

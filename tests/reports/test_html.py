@@ -279,7 +279,8 @@ def test_a_failing_notebook_gets_no_report_and_the_others_go_on(tmp_path: Path, 
     monkeypatch.setattr(reports, "notebooks_dir", lambda: notebooks)
     out = tmp_path / "out"
     out.mkdir()
-    (out / "a-fails.html").write_text("a stale report")
+    # a stale report of ours (it carries the page JSON); a page without it would be refused as the user's
+    (out / "a-fails.html").write_text('<script type="application/json" id="staleness-lab-report">{}</script>')
 
     assert reports.report_command(quick=True, only=None, profile="standard", out=out) == 1
     assert sorted(p.name for p in out.iterdir()) == ["b-works.html", "index.html"]  # the stale one is gone

@@ -143,10 +143,11 @@ def test_report_command_bad_parameter_is_one_line_and_exit_2(tmp_path: Path, cap
 def test_report_command_bad_parameter_leaves_existing_reports_alone(tmp_path: Path) -> None:
     out = tmp_path / "reports"
     out.mkdir()
-    (out / "index.html").write_text("earlier")
+    earlier = "<html><head><title>staleness-lab reports</title></head></html>"  # an index of ours
+    (out / "index.html").write_text(earlier)
     assert report_command(quick=False, only="00-quickstart", profile="huge", out=out) == 2
     assert sorted(p.name for p in out.iterdir()) == ["index.html"]
-    assert (out / "index.html").read_text() == "earlier"
+    assert (out / "index.html").read_text() == earlier
 
 
 def test_report_command_unknown_notebook(tmp_path: Path) -> None:

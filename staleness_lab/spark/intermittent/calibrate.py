@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.errors import InputError
+from staleness_lab import outputs
 from staleness_lab.provenance import building_directory
 from staleness_lab.spark.intermittent.catalogue import CATALOGUE, CatalogueQuery, TpchData, batches
 from staleness_lab.spark.intermittent.steps import run_final, run_partial
@@ -335,7 +336,7 @@ def fit_document(name: str, measurements: dict[str, list[dict[str, Any]]], data:
     were taken (scale, parts, the Spark master or ``master_label``, Spark's and the generator's
     versions, the warm-ups and repeats)."""
     spark = data.spark
-    return {"query": name, **fit_query(measurements), "measurements": measurements, "scale": data.scale,
+    return {**outputs.marker(FIT_KIND, FIT_VERSION), "query": name, **fit_query(measurements), "measurements": measurements, "scale": data.scale,
             "parts": data.n_parts, "master": master_label or spark.sparkContext.master,
             "spark_version": spark.version, "generator": data.manifest["generator"],
             "warmups": warmups, "repeats": repeats}
@@ -351,15 +352,59 @@ def summary_row(name: str, fit: dict[str, Any]) -> dict[str, Any]:
             "agg_r2_reason": fits["aggregation"]["r2_reason"]}
 
 
-def check_out_dir(out_dir: Path) -> None:
-    """``out_dir`` absent, or a directory holding only catalogue fits (``<query>.json``)."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError("--out", f"{out_dir} exists and is not a directory")
-    if out_dir.is_dir():
-        strangers = sorted(p.name for p in out_dir.iterdir() if p.stem not in CATALOGUE or p.suffix != ".json")
-        if strangers:
-            raise InputError("--out", f"{out_dir} holds files other than query fits ({', '.join(strangers[:3])}): "
-                                      "left untouched")
+#: The marker of a cost-model JSON (:func:`staleness_lab.outputs.marker`); version 1 had none.
+FIT_KIND, FIT_VERSION = "cost-model", 2
+
+
+def fit_is_ours(path: Path) -> bool:
+    """True when ``path`` is a regular file ``<query>.json`` (a catalogue query) holding a fit
+    this program wrote: the marker ``{"producer": "staleness-lab", "kind": "cost-model",
+    "version": 2}``, or the unmarked form of version 1 (``query`` naming the file, ``fits`` and
+    ``measurements`` objects, no ``producer``); both with ``query`` equal to the file's stem."""
+    path = Path(path)
+    if path.suffix != ".json" or path.stem not in CATALOGUE or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(document, dict) or document.get("query") != path.stem:
+        return False
+    if "producer" in document:
+        return outputs.manifest_is_ours(document, FIT_KIND, (FIT_VERSION,))
+    return isinstance(document.get("fits"), dict) and isinstance(document.get("measurements"), dict)
+
+
+def cost_model_kept(path: Path) -> bool:
+    """True when ``path`` is a regular file ``<query>.json`` holding a cost model in the form
+    the planners read (an object with a ``cost`` mapping): a fit of another query, hand-written
+    or calibrated, which a calibration carries over byte for byte and never rewrites."""
+    path = Path(path)
+    if path.suffix != ".json" or path.stem not in CATALOGUE or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(document, dict) and isinstance(document.get("cost"), dict)
+
+
+def check_out_dir(out_dir: Path, queries: Sequence[str] = tuple(CATALOGUE)) -> None:
+    """The rule of :mod:`staleness_lab.outputs` for ``--out``: absent, empty, or a directory
+    holding only cost models: the fits of the ``queries`` calibrated now (rewritten) must be
+    this program's (:func:`fit_is_ours`), other queries' need only be cost models
+    (:func:`cost_model_kept`; copied over unchanged). A symbolic link, a file, a device, a FIFO
+    or a directory with anything else is refused before any measurement."""
+    rewritten = {f"{name}.json" for name in queries}
+
+    def stranger(directory: Path) -> str | None:
+        for entry in sorted(Path(directory).iterdir()):
+            if not (fit_is_ours(entry) if entry.name in rewritten else cost_model_kept(entry)):
+                return entry.name
+        return None
+
+    outputs.check_output_directory(Path(out_dir), "--out", stranger,
+                                   hint="give a new or empty directory or an earlier calibration's")
 
 
 def calibrate(queries: Sequence[str], data: TpchData, out_dir: Path, *, warmups: int = 2, repeats: int = 3,
@@ -374,7 +419,7 @@ def calibrate(queries: Sequence[str], data: TpchData, out_dir: Path, *, warmups:
     warmups, repeats = check_runs(warmups, repeats)
     check_calibration_parts(data.n_parts, "data")
     out_dir = Path(out_dir)
-    check_out_dir(out_dir)
+    check_out_dir(out_dir, [q.name for q in chosen])
     tasks = [(q, "batches", x) for q in chosen for x in batch_sizes(data.n_parts)]
     tasks += [(q, "aggregation", n) for q in chosen for n in aggregation_counts(data.n_parts)]
     if progress:

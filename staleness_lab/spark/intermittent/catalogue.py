@@ -139,14 +139,17 @@ class TpchData:
     ``parts(table, first, last)`` reads parts first..last (1-based, inclusive) of a stream with
     its explicit schema; ``static(name)`` loads a static table once per session and caches it.
     The session is always :func:`staleness_lab.spark.get_spark`'s.
+
+    The directory must hold a generation of this program's: another program's manifest (or one
+    that is no JSON object) is an :class:`InputError` naming ``data``, never a KeyError
+    (:func:`staleness_lab.intermittent.tpch.check_generation`). Its files are checked where they
+    are used (a missing part names its batch and query); ``tpch run --data`` checks every
+    file's size and sha256 before Spark starts.
     """
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
-        manifest = tpch.read_manifest(self.directory)
-        if manifest is None:
-            raise InputError("data", f"{self.directory}: no readable {tpch.MANIFEST} "
-                                     "(run `staleness-lab tpch generate`)")
+        manifest = tpch.check_generation(self.directory, "data", files=False)
         self.manifest: dict[str, Any] = manifest
         self.scale: float = manifest["scale"]
         self.n_parts: int = manifest["parts"]
