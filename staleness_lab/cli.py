@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                                          "forced batching), with its schedule")
     opt.add_argument("workload", help="workload file (YAML or JSON): replayed base tables, at most 200 updates")
     opt.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="CP-SAT wall-clock seconds (default: 10)")
-    opt.add_argument("--workers", type=int, default=1, metavar="N", help="CP-SAT workers (default: 1)")
+    opt.add_argument("--workers", type=int, default=1, metavar="N", help="CP-SAT workers, 1 to 64 (default: 1)")
     opt.add_argument("--relaxed", action="store_true", help="drop forced batching: a lower bound (Bateni digest A9)")
     opt.add_argument("--json", action="store_true", help="print one strict JSON object")
 
@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--objective", choices=OBJECTIVES, default="misses",
                       help="optimal: phase 1 minimises misses or tardiness (default: misses)")
     plan.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="optimal: wall-clock seconds per solver phase (default: 10)")
-    plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers (default: 2)")
+    plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers, 1 to 64 (default: 2)")
     plan.add_argument("--json", action="store_true", help="print one strict JSON object")
     plan.add_argument("--out", type=Path, metavar="DIR", help="write DIR/batches.parquet and DIR/queries.parquet")
 

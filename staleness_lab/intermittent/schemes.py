@@ -23,6 +23,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from staleness_lab.cpsat import check_workers
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
@@ -47,8 +48,7 @@ def check_options(scheme: Any, objective: Any = "misses", time_limit: Any = 10.0
     if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
             or not math.isfinite(time_limit) or not time_limit > 0):
         raise InputError("--time-limit", f"must be a finite number of seconds > 0, got {time_limit!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError("--workers", f"must be an integer >= 1, got {workers!r}")
+    check_workers(workers, "--workers")
     if deterministic_time is not None and (
             isinstance(deterministic_time, bool) or not isinstance(deterministic_time, (int, float))
             or not math.isfinite(deterministic_time) or not deterministic_time > 0):
