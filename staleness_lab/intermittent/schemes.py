@@ -23,13 +23,14 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from staleness_lab.cpsat import check_workers
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES, algorithm1, exact
+from staleness_lab.intermittent.size import PlanLimits, check_plan_size
+from staleness_lab.cpsat import check_workers
 
 #: The largest window the exact DP hints the optimizer with, for non-linear costs.
 HINT_EXACT_TUPLES = 200
@@ -75,12 +76,20 @@ def best_heuristic(qs: QuerySet, minbatch: bool = True) -> BatchPlan:
 
 
 def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: str = "misses",
-              time_limit: float = 10.0, workers: int = 2, deterministic_time: float | None = None) -> BatchPlan:
+              time_limit: float = 10.0, workers: int = 2, deterministic_time: float | None = None,
+              limits: PlanLimits | None = None) -> BatchPlan:
     """``qs`` planned by ``scheme`` (one of :data:`SCHEMES`). ``minbatch`` applies to the dispatch
     policies and to the hint of ``optimal``; ``objective``, ``time_limit``, ``workers`` and
     ``deterministic_time`` apply to ``optimal`` only. Bad options raise :class:`InputError`
-    naming the option (``--scheme``, ``--objective``, ...)."""
+    naming the option (``--scheme``, ``--objective``, ...); a set above the size ``limits``
+    (:func:`~staleness_lab.intermittent.size.check_plan_size`, default :class:`PlanLimits`), or
+    one the CP-SAT planner cannot hold (``optimal``), is refused before any planning."""
     check_options(scheme, objective, time_limit, workers, deterministic_time)
+    check_plan_size(qs, limits)
+    if scheme == "optimal":
+        from staleness_lab.optimize.batch_plan import check_model_size  # before the hint's work
+
+        check_model_size(qs)
     if scheme == "algorithm1":
         return algorithm1(qs)
     if scheme == "exact":

@@ -132,6 +132,71 @@ def test_numbers_within_the_rule_still_plan(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# 2. the plan-size guard
+# --------------------------------------------------------------------------------------------
+TEN_TO_18 = 10**18
+
+
+@pytest.mark.parametrize("scheme", ["llf", "algorithm1", "exact", "optimal"])
+def test_a_query_of_10_to_18_tuples_is_refused_before_any_work(scheme: str, tmp_path: Path) -> None:
+    """The issue's 265-byte set: N = 10^18 ran out of memory (MinBatch's scan) and blamed --max-events."""
+    path = write(tmp_path, queryset(query(n=TEN_TO_18, deadline=2e18)))
+    assert path.stat().st_size < 300
+    found, why = refused("plan", path, "--scheme", scheme, "--out", tmp_path / "plan", cwd=tmp_path)
+    assert found == "queries[0].arrivals.N", why
+    assert why == "1,000,000,000,000,000,000 tuples in one query, above the limit of 1,000,000 (raise it with --max-tuples)"
+    assert "--max-events" not in why
+    assert not (tmp_path / "plan").exists()
+
+
+def test_too_many_queries_are_refused_naming_the_flag(tmp_path: Path) -> None:
+    path = write(tmp_path, queryset(*(query(f"q{k}", n=2) for k in range(1001))))
+    found, why = refused("plan", path, "--scheme", "edf", cwd=tmp_path)
+    assert (found, why) == ("queries", "1,001 queries, above the limit of 1,000 (raise it with --max-queries)")
+
+
+def test_too_many_batches_are_refused_naming_the_flag(tmp_path: Path) -> None:
+    """Σ N bounds a plan's batches: three queries of 100,000 tuples pass the per-query rule only."""
+    path = write(tmp_path, queryset(*(query(f"q{k}", n=100_000, deadline=10**6) for k in range(3))))
+    found, why = refused("plan", path, "--scheme", "sjf", cwd=tmp_path)
+    assert found == "queries[0].arrivals.N"
+    assert why == ("the queries' N sum to 300,000 tuples, so a plan may need as many batches, above the limit of "
+                   "250,000 (raise it with --max-batches)")
+
+
+@pytest.mark.parametrize(("flag", "given", "field", "rule"), [
+    ("--max-queries", "1", "queries", "2 queries, above the limit of 1 (raise it with --max-queries)"),
+    ("--max-tuples", "99", "queries[0].arrivals.N", "100 tuples in one query, above the limit of 99 (raise it with --max-tuples)"),
+    ("--max-batches", "150", "queries[0].arrivals.N", "the queries' N sum to 200 tuples, so a plan may need as many "
+                                                      "batches, above the limit of 150 (raise it with --max-batches)"),
+    ("--max-queries", "0", "--max-queries", "must be an integer >= 1, got 0"),
+])
+def test_the_limits_are_the_flags(flag: str, given: str, field: str, rule: str, tmp_path: Path) -> None:
+    path = write(tmp_path, queryset(query("A"), query("B")))
+    assert refused("plan", path, "--scheme", "edf", flag, given, cwd=tmp_path) == (field, rule)
+
+
+def test_a_raised_limit_lets_the_set_plan(tmp_path: Path) -> None:
+    path = write(tmp_path, queryset(*(query(f"q{k}", n=2, deadline=50) for k in range(1001))))
+    proc = run_cli("plan", path, "--scheme", "edf", "--max-queries", "1001", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len(json.loads(proc.stdout)["queries"]) == 1001
+
+
+@pytest.mark.parametrize("scheme", ["llf", "edf", "sjf", "rr"])
+def test_three_thousand_queries_of_ten_tuples_plan_quickly(scheme: str, tmp_path: Path) -> None:
+    """Issue #53: 3,000 queries of N = 10 took 26 s (EDF) to 120 s (LLF) to dispatch, every decision
+    scanning every query; now 5-6 s through the command line, import included (bound: ten times)."""
+    path = write(tmp_path, queryset(*(query(f"q{k}", n=10, deadline=1500) for k in range(3000))))
+    started = time.monotonic()
+    proc = run_cli("plan", path, "--scheme", scheme, "--max-queries", "3000", "--json", cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len(json.loads(proc.stdout)["queries"]) == 3000
+    assert elapsed < 60, elapsed
+
+
+# --------------------------------------------------------------------------------------------
 # 3. CP-SAT workers
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("workers", ["20000", "0", "65", "-1"])
