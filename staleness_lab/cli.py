@@ -19,6 +19,7 @@ from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.jsonout import dumps, strict
 from staleness_lab.intermittent.schemes import OBJECTIVES, SCHEMES
+from staleness_lab.intermittent.size import PlanLimits
 from staleness_lab.model import load_workload
 from staleness_lab.policies import available_policies, parse_options, policy_options
 from staleness_lab.sim.engine import ENGINES
@@ -32,6 +33,10 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+#: The plan-size guard's defaults, shown in ``plan --help``.
+PLAN_LIMITS = PlanLimits()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                                          "forced batching), with its schedule")
     opt.add_argument("workload", help="workload file (YAML or JSON): replayed base tables, at most 200 updates")
     opt.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="CP-SAT wall-clock seconds (default: 10)")
-    opt.add_argument("--workers", type=int, default=1, metavar="N", help="CP-SAT workers (default: 1)")
+    opt.add_argument("--workers", type=int, default=1, metavar="N", help="CP-SAT workers, 1 to 64 (default: 1)")
     opt.add_argument("--relaxed", action="store_true", help="drop forced batching: a lower bound (Bateni digest A9)")
     opt.add_argument("--json", action="store_true", help="print one strict JSON object")
 
@@ -110,9 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--objective", choices=OBJECTIVES, default="misses",
                       help="optimal: phase 1 minimises misses or tardiness (default: misses)")
     plan.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="optimal: wall-clock seconds per solver phase (default: 10)")
-    plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers (default: 2)")
+    plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers, 1 to 64 (default: 2)")
     plan.add_argument("--json", action="store_true", help="print one strict JSON object")
     plan.add_argument("--out", type=Path, metavar="DIR", help="write DIR/batches.parquet and DIR/queries.parquet")
+    plan.add_argument("--max-queries", type=int, metavar="Q",
+                      help=f"refuse query sets of more than Q queries (default: {PLAN_LIMITS.max_queries:,})")
+    plan.add_argument("--max-tuples", type=int, metavar="N",
+                      help=f"refuse a query of more than N tuples (default: {PLAN_LIMITS.max_tuples:,})")
+    plan.add_argument("--max-batches", type=int, metavar="B",
+                      help="refuse query sets whose N sum past B, the most batches a plan may need "
+                           f"(default: {PLAN_LIMITS.max_batches:,})")
 
     tpch = sub.add_parser("tpch", help="TPC-H data for the intermittent-query experiments")
     tpch_sub = tpch.add_subparsers(dest="tpch_command", required=True, parser_class=_Parser)
@@ -193,6 +205,15 @@ def _max_events_option(parser: argparse.ArgumentParser) -> None:
                              "machine's memory holds)")
 
 
+#: What a MemoryError says, by command: the knobs that command has.
+_MEMORY_HINT = "the run did not fit in this process's memory; lower the horizon or --max-events"
+_MEMORY_HINTS = {
+    "plan": "the plan did not fit in this process's memory; plan fewer or smaller queries, or lower "
+            "--max-queries, --max-tuples or --max-batches",
+    "optimum": "the model did not fit in this process's memory; give fewer updates",
+}
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so every ``finally`` removes its temporary files."""
 
@@ -214,8 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"staleness-lab: error: {err}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("staleness-lab: error: memory: the run did not fit in this process's memory; lower the horizon "
-              "or --max-events", file=sys.stderr)
+        print(f"staleness-lab: error: memory: {_MEMORY_HINTS.get(args.command, _MEMORY_HINT)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: temporary files are gone by now
         terminated = isinstance(stop, _Terminated)
@@ -380,6 +400,7 @@ def _plan(args: argparse.Namespace) -> int:
     from staleness_lab.intermittent import load_queryset
     from staleness_lab.intermittent.planfiles import check_plan_dir, plan_json, write_plan
     from staleness_lab.intermittent.schemes import check_options, make_plan
+    from staleness_lab.intermittent.size import check_plan_size
 
     qs = load_queryset(args.queries)
     overrides = {"executors": args.executors, "delta_rsf": args.delta_rsf, "c_max": args.cmax}
@@ -392,10 +413,12 @@ def _plan(args: argparse.Namespace) -> int:
     options = {"scheme": args.scheme, "minbatch": not args.no_minbatch, "objective": args.objective,
                "time_limit": args.time_limit, "workers": args.workers}
     check_options(args.scheme, args.objective, args.time_limit, args.workers)
+    limits = PlanLimits.given(max_queries=args.max_queries, max_tuples=args.max_tuples, max_batches=args.max_batches)
+    check_plan_size(qs, limits)  # before any work, as make_plan does again
     if args.out is not None:
         check_plan_dir(args.out, "--out")
     plan = make_plan(qs, args.scheme, minbatch=options["minbatch"], objective=args.objective,
-                     time_limit=args.time_limit, workers=args.workers)
+                     time_limit=args.time_limit, workers=args.workers, limits=limits)
     if args.out is not None:
         given = {key: value for key, value in overrides.items() if value is not None}
         write_plan(plan, args.out, version=__version__, options={**options, "queries_file": str(args.queries), **given})

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from staleness_lab.errors import InputError
+from staleness_lab.model.values import decimal_digits, number_text_rule
 
 #: The largest magnitude accepted: every number must also be shown as a float.
 LARGEST = Fraction(sys.float_info.max)
@@ -23,25 +24,39 @@ LARGEST = Fraction(sys.float_info.max)
 def exact(value: Any, field: str, *, gt: float | None = None, ge: float | None = None) -> Fraction:
     """``value`` as a Fraction (an int, a float read by its repr, a Fraction, a NumPy scalar, or a
     decimal string such as ``"2.25"``), finite, within float range (every result is also shown as
-    a float) and within the bounds, or an :class:`InputError` naming ``field``."""
+    a float) and within the bounds, or an :class:`InputError` naming ``field``.
+
+    A string is first held to :func:`~staleness_lab.model.values.number_text_rule` (at most 320
+    digits, an exponent of at most ±400), checked on its characters before any conversion: files
+    and command-line flags (``--cmax``, ``--delta-rsf``) pass through here alike."""
     if isinstance(value, np.generic) and not isinstance(value, np.bool_):
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, str)):
         raise InputError(field, f"must be a number, got {value!r} ({type(value).__name__})")
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(field, f"must be a finite number, got {value}")
+    if isinstance(value, str):
+        rule = number_text_rule(value)
+        if rule is not None:
+            raise InputError(field, rule)
     try:
         number = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
     except (ValueError, ZeroDivisionError):
-        raise InputError(field, f"must be a number, got {value!r}") from None
+        raise InputError(field, f"must be a number, got {_shown(value)}") from None
     if abs(number) > LARGEST:
         raise InputError(field, f"must be within ±{float(LARGEST):g} (float range), got a number of "
-                                f"{len(str(abs(number.numerator) // number.denominator))} digits")
+                                f"{decimal_digits(abs(number.numerator) // number.denominator)} digits")
     if gt is not None and not number > gt:
         raise InputError(field, f"must be > {gt:g}, got {show(number)}")
     if ge is not None and not number >= ge:
         raise InputError(field, f"must be >= {ge:g}, got {show(number)}")
     return number
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut to 60 characters (a refused string may be megabytes long)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def show(value: Fraction | int | float | None) -> str:

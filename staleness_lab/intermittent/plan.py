@@ -109,7 +109,16 @@ class BatchPlan:
         object.__setattr__(self, "steps", tuple(steps))
 
     def steps_of(self, query: str) -> list[Step]:
-        return [s for s in self.steps if s.query == query]
+        """The steps of ``query``, in the plan's order (grouped once: a per-query scan of every
+        step made the frames of thousands of queries quadratic)."""
+        return list(self._by_query.get(query, ()))
+
+    @cached_property
+    def _by_query(self) -> dict[str, list[Step]]:
+        grouped: dict[str, list[Step]] = defaultdict(list)
+        for step in self.steps:
+            grouped[step.query].append(step)
+        return dict(grouped)
 
     @cached_property
     def batches(self) -> pd.DataFrame:

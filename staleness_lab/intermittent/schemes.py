@@ -29,6 +29,8 @@ from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES, algorithm1, exact
+from staleness_lab.intermittent.size import PlanLimits, check_plan_size
+from staleness_lab.cpsat import check_workers
 
 #: The largest window the exact DP hints the optimizer with, for non-linear costs.
 HINT_EXACT_TUPLES = 200
@@ -47,8 +49,7 @@ def check_options(scheme: Any, objective: Any = "misses", time_limit: Any = 10.0
     if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
             or not math.isfinite(time_limit) or not time_limit > 0):
         raise InputError("--time-limit", f"must be a finite number of seconds > 0, got {time_limit!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError("--workers", f"must be an integer >= 1, got {workers!r}")
+    check_workers(workers, "--workers")
     if deterministic_time is not None and (
             isinstance(deterministic_time, bool) or not isinstance(deterministic_time, (int, float))
             or not math.isfinite(deterministic_time) or not deterministic_time > 0):
@@ -75,12 +76,20 @@ def best_heuristic(qs: QuerySet, minbatch: bool = True) -> BatchPlan:
 
 
 def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: str = "misses",
-              time_limit: float = 10.0, workers: int = 2, deterministic_time: float | None = None) -> BatchPlan:
+              time_limit: float = 10.0, workers: int = 2, deterministic_time: float | None = None,
+              limits: PlanLimits | None = None) -> BatchPlan:
     """``qs`` planned by ``scheme`` (one of :data:`SCHEMES`). ``minbatch`` applies to the dispatch
     policies and to the hint of ``optimal``; ``objective``, ``time_limit``, ``workers`` and
     ``deterministic_time`` apply to ``optimal`` only. Bad options raise :class:`InputError`
-    naming the option (``--scheme``, ``--objective``, ...)."""
+    naming the option (``--scheme``, ``--objective``, ...); a set above the size ``limits``
+    (:func:`~staleness_lab.intermittent.size.check_plan_size`, default :class:`PlanLimits`), or
+    one the CP-SAT planner cannot hold (``optimal``), is refused before any planning."""
     check_options(scheme, objective, time_limit, workers, deterministic_time)
+    check_plan_size(qs, limits)
+    if scheme == "optimal":
+        from staleness_lab.optimize.batch_plan import check_model_size  # before the hint's work
+
+        check_model_size(qs)
     if scheme == "algorithm1":
         return algorithm1(qs)
     if scheme == "exact":

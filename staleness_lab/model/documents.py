@@ -54,12 +54,13 @@ from typing import Any
 import yaml
 
 from staleness_lab.errors import InputError
-from staleness_lab.model.values import FLOAT_MAX, decimal_digits, huge_int_rule, lone_surrogate_at
+from staleness_lab.model.values import (FLOAT_MAX, MAX_NUMBER_DIGITS, decimal_digits, huge_int_rule,
+                                         lone_surrogate_at)
 
 MAX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 2_000_000
-MAX_INT_DIGITS = 320  # float max has 309 digits: a longer integer is out of range either way
+MAX_INT_DIGITS = MAX_NUMBER_DIGITS  # float max has 309 digits: a longer integer is out of range either way
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SEQUENCES = (list, tuple, set)

@@ -7,6 +7,7 @@ and the rule the value breaks; it returns the value normalised (ints and floats 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from typing import Any
 
@@ -123,6 +124,44 @@ def decimal_digits(value: int) -> int:
 def huge_int_rule(digits: int) -> str:
     """The rule an integer of ``digits`` digits beyond :data:`FLOAT_MAX` breaks."""
     return f"integer with {digits} digits is beyond the float range (at most {FLOAT_MAX:.1e})"
+
+
+#: The most digits a number may be written with: the float range has 309 integer digits, so a
+#: longer integer is out of range either way, and no float needs more to be read exactly. The
+#: document loader refuses longer integer literals unconverted; :func:`number_text_rule` applies
+#: the same limit to numbers written as text (``"2.25"``, ``"1/3"``, ``"1e5"``).
+MAX_NUMBER_DIGITS = 320
+#: The largest exponent, in magnitude, of a number written as text: past the float range
+#: (1.8e308 up, 4.9e-324 down) with room for the digits before the point. Exact arithmetic on
+#: ``1e999999999`` would build a billion-digit integer before any range check could run.
+MAX_EXPONENT = 400
+_EXPONENT = re.compile(r"[eE]([-+]?)([\d_]+)\s*\Z")  # \d: any Unicode digit, as int() reads
+
+
+def number_text_rule(text: str) -> str | None:
+    """Why a number written as text must not be converted to an exact fraction, or None.
+
+    The rule, checked on the characters alone (nothing is converted): at most
+    :data:`MAX_NUMBER_DIGITS` digits before the exponent (sign, point, ``/`` and ``_`` aside;
+    leading zeros count), and an exponent of at most :data:`MAX_EXPONENT` in magnitude. Text
+    that is not a number at all passes here and is refused by the conversion that follows."""
+    exponent = _EXPONENT.search(text)
+    mantissa = text if exponent is None else text[:exponent.start()]
+    digits = sum(1 for ch in mantissa if ch.isdecimal())
+    if digits > MAX_NUMBER_DIGITS:
+        return (f"number written with {digits:,} digits, more than {MAX_NUMBER_DIGITS} (the limit: no float "
+                f"needs more, the float range ends at {FLOAT_MAX:.1e})")
+    if exponent is not None:
+        written = exponent.group(2).replace("_", "")
+        zeros = 0
+        while zeros < len(written) - 1 and int(written[zeros]) == 0:
+            zeros += 1
+        written = written[zeros:]
+        if written and (len(written) > len(str(MAX_EXPONENT)) or int(written) > MAX_EXPONENT):
+            shown = written if len(written) <= 30 else f"of {len(written):,} digits"
+            return (f"number with exponent {exponent.group(1)}{shown}, beyond ±{MAX_EXPONENT} (the limit: the float "
+                    f"range is {FLOAT_MAX:.1e} down to 4.9e-324)")
+    return None
 
 
 def _show_int(value: int) -> str:

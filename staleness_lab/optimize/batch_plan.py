@@ -89,6 +89,9 @@ that, and the whole call (both phases and any rounds of K doubling) at most twic
 call with the defaults ends within about 20 s. ``deterministic_time`` instead gives every CP-SAT solve
 ``max_deterministic_time`` with ``interleave_search`` and a fixed seed, and no wall-clock limit,
 so a result is reproducible run to run (sweeps use this); ``time_limit`` is then not used.
+``workers`` CP-SAT threads, 1 to 64 (:func:`staleness_lab.cpsat.check_workers`); every solve runs
+through :func:`staleness_lab.cpsat.solve`, so Ctrl-C and SIGTERM stop it at once (no unproven
+plan is returned: the signal goes on to the caller).
 
 **Output.** Steps are exact Fractions (grid units × u). ``plan.status`` is ``"ok"`` when a plan
 exists (``solver["status"]`` is ``"optimal"`` when every phase was proven optimal and no K bound,
@@ -120,6 +123,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
+from staleness_lab.cpsat import check_workers, solve
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.arrivals import FixedRate
 from staleness_lab.intermittent.costs import LinearCost
@@ -308,7 +312,8 @@ class _Model:
         if qs.executors == 1:
             self.model.add_no_overlap(intervals)
         else:
-            self.model.add_cumulative(intervals, [1] * len(intervals), qs.executors)
+            # more executors than intervals change nothing (and a huge m would not fit CP-SAT's 64 bits)
+            self.model.add_cumulative(intervals, [1] * len(intervals), min(qs.executors, len(intervals)))
         self.misses = sum(v.late for v in self.q)
         self.tardiness = sum(v.tard for v in self.q)
         self.cost = sum(v.cost for v in self.q)
@@ -530,7 +535,7 @@ class _Budget:
             limit = max(0.01, min(self.time_limit, self.left()))
             params.max_time_in_seconds = limit
         began = time.perf_counter()
-        status = solver.solve(model)
+        status = solve(solver, model)
         info = {"seconds": round(time.perf_counter() - began, 4), "workers": self.workers,
                 "time_limit": None if limit is None else round(limit, 4),
                 "deterministic_time": self.deterministic}
@@ -710,7 +715,7 @@ def _steps(qs: QuerySet, solution: dict[str, _Solution]) -> tuple[Step, ...]:
             done += x
         if len(sol.batches) >= 2:
             raw.append((query.name, sol.f, sol.f + sol.g, 0, 0, len(sol.batches)))
-    executors = _assign([(r[1], r[2]) for r in raw], qs.executors)
+    executors = _assign([(r[1], r[2]) for r in raw], min(qs.executors, max(1, len(raw))))  # the lowest free first: never more
     steps = []
     for (name, s, e, first, last, merged), ex in zip(raw, executors):
         start, end = s * unit, e * unit
@@ -743,9 +748,10 @@ def _fixed(qs: QuerySet, fixed_sizes: Mapping[str, int] | None) -> dict[str, tup
     return out
 
 
-def _check_size(qs: QuerySet) -> None:
+def check_model_size(qs: QuerySet) -> None:
     """Refuse a model CP-SAT cannot hold: more than :data:`MAX_TUPLES` tuples in a query (its
-    per-size tables), or a horizon past :data:`MAX_UNITS` grid units (a ``time_unit`` too fine)."""
+    per-size tables), or a horizon past :data:`MAX_UNITS` grid units (a ``time_unit`` too fine).
+    :func:`~staleness_lab.intermittent.schemes.make_plan` checks it before building the hint."""
     for k, query in enumerate(qs.queries):
         if query.n > MAX_TUPLES:
             raise InputError(f"queries[{k}].arrivals.N",
@@ -764,15 +770,14 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``."""
     if objective not in OBJECTIVES:
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError("workers", f"must be an integer >= 1, got {workers!r}")
+    check_workers(workers, "workers")
     if not time_limit > 0:
         raise InputError("time_limit", f"must be > 0, got {time_limit!r}")
     if deterministic_time is not None and not deterministic_time > 0:
         raise InputError("deterministic_time", f"must be > 0, got {deterministic_time!r}")
     if max_slots is not None and (isinstance(max_slots, bool) or not isinstance(max_slots, int) or max_slots < 1):
         raise InputError("max_slots", f"must be an integer >= 1, got {max_slots!r}")
-    _check_size(qs)
+    check_model_size(qs)
     fixed = _fixed(qs, fixed_sizes)
     limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
     K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}

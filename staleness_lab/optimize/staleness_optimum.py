@@ -77,9 +77,10 @@ completions and pieces.
 **Result.** Tracks are assigned greedily by start (lowest free track). ``status`` is
 ``"optimal"`` (proven), ``"feasible"`` (a schedule, not proven) or ``"timeout"`` (none within the
 limit: ``objective_X`` None). ``bound`` is the solver's lower bound on X_w (the objective when
-optimal), ``gap = (objective − bound) / max(1, |objective|)``. Solver: ``num_workers = workers``,
-``random_seed = 1``, ``max_time_in_seconds = time_limit`` (as
-:mod:`staleness_lab.optimize.batch_plan`).
+optimal), ``gap = (objective − bound) / max(1, |objective|)``. Solver: ``num_workers = workers``
+(1 to 64, :func:`staleness_lab.cpsat.check_workers`), ``random_seed = 1``,
+``max_time_in_seconds = time_limit`` (as :mod:`staleness_lab.optimize.batch_plan`), run by
+:func:`staleness_lab.cpsat.solve` so that Ctrl-C and SIGTERM stop it at once.
 
 **Refused** (:class:`~staleness_lab.errors.InputError`): periodic or derived tables, per-table
 ``chop`` or ``min_separation``, and the workload's ``variability``, ``slowdown``, ``chop`` or
@@ -98,6 +99,7 @@ from typing import Any
 import pandas as pd
 from ortools.sat.python import cp_model
 
+from staleness_lab.cpsat import check_workers, solve
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
 from staleness_lab.sim.metrics import total_weighted_staleness
@@ -623,8 +625,7 @@ def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1,
     from staleness_lab.api import as_workload
 
     began = time.perf_counter()
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError("workers", f"must be an integer >= 1, got {workers!r}")
+    check_workers(workers, "workers")
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
         raise InputError("time_limit", f"must be a number > 0, got {time_limit!r}")
     w = as_workload(workload)
@@ -641,7 +642,7 @@ def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1,
     params.linearization_level = 2
     for cuts in GENERIC_CUTS:
         setattr(params, cuts, False)
-    status = solver.solve(built.model)
+    status = solve(solver, built.model)
     if status not in _STATUS:
         raise RuntimeError(f"CP-SAT returned {solver.status_name(status)} on a model with a feasible hint: "
                            f"{built.model.validate()}")
