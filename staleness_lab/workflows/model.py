@@ -119,8 +119,8 @@ class Workflow:
         self._check_names()
         self._check_wiring()
         order = self.topological_operators()  # refuses a cycle
-        check_layout(self, order, self.limits)  # before any layout is built
-        check_arrivals(self, self.horizon, self.limits)
+        check_layout(self.channels, order, self._op_index, self.limits)  # before any layout is built
+        check_arrivals(self.channels, self.horizon, self.limits)
         self._check_registered()
         self._fill_derived(order)
         for ch in self.channels:
@@ -130,10 +130,6 @@ class Workflow:
     # -- validation ----------------------------------------------------------------------------
     def _label(self, op: Operator) -> str:
         return f"operators[{self._op_index[op.name]}] ({op.name})"
-
-    def operator_index(self, name: str) -> int:
-        """The position of operator ``name`` in :attr:`operators` (KeyError if none)."""
-        return self._op_index[name]
 
     def _check_names(self) -> None:
         """Channel names are safe path components and distinct; operator names distinct."""

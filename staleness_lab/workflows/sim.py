@@ -216,7 +216,7 @@ class _Loop:
         self.workflow = workflow
         self.config = config
         self.horizon = config.horizon if config.horizon is not None else workflow.horizon
-        check_arrivals(workflow, self.horizon, workflow.limits, field="--horizon" if config.horizon is not None else None)
+        check_arrivals(workflow.channels, self.horizon, workflow.limits, field="--horizon" if config.horizon is not None else None)
         self.scheduler = Scheduler(workflow, config.scenario, config.options)
         self.inputs = input_arrivals(workflow, config.seed, self.horizon)
         self.start = max(a.first for a in self.inputs.values())

@@ -30,14 +30,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from staleness_lab.errors import InputError
 from staleness_lab.model.values import require_int
-
-if TYPE_CHECKING:
-    from staleness_lab.workflows.elements import Channel
-    from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.elements import Channel, Operator
 
 #: Default ceilings (module docstring).
 MAX_CHANNELS = 10_000
@@ -83,10 +80,12 @@ def check_counts(channels: Mapping[Any, Any] | Sequence[Any], operators: Sequenc
         raise limits.refuse("operators", f"{len(operators):,} operators", "operators")
 
 
-def check_layout(workflow: Workflow, order: Sequence[Any], limits: WorkflowLimits) -> None:
-    """Every channel's layout length, as integers in topological ``order`` (module
-    docstring), refused at the first operator whose output passes ``limits.layout``."""
-    size = {ch.name: 1 for ch in workflow.channels if ch.input is not None}
+def check_layout(channels: Sequence[Channel], order: Sequence[Operator], index: Mapping[str, int],
+                 limits: WorkflowLimits) -> None:
+    """Every channel's layout length, as integers with the operators in topological ``order``
+    (module docstring), refused at the first operator whose output passes ``limits.layout``;
+    ``index``: each operator's position in the file (for the message)."""
+    size = {ch.name: 1 for ch in channels if ch.input is not None}
     total, most = len(size), limits.layout * LAYOUT_TOTAL_FACTOR
     for op in order:
         if op.widget in ("join", "union", "opaque"):
@@ -98,7 +97,7 @@ def check_layout(workflow: Workflow, order: Sequence[Any], limits: WorkflowLimit
         else:
             n = size[op.inputs[0]]
         if n > limits.layout:
-            label = f"operators[{workflow.operator_index(op.name)}] ({op.name}).inputs"
+            label = f"operators[{index[op.name]}] ({op.name}).inputs"
             raise limits.refuse(label, f"the layout of its output {op.outputs[0]!r} (one element per input path "
                                        f"through joins, unions and opaque operators) reaches {n:,} elements",
                                 "layout")
@@ -106,7 +105,7 @@ def check_layout(workflow: Workflow, order: Sequence[Any], limits: WorkflowLimit
             size[name] = n
         total += n * len(op.outputs)
         if total > most:
-            label = f"operators[{workflow.operator_index(op.name)}] ({op.name}).output"
+            label = f"operators[{index[op.name]}] ({op.name}).output"
             raise InputError(label, f"the layouts of the channels up to its output hold {total:,} elements in all, "
                                     f"above {most:,} ({LAYOUT_TOTAL_FACTOR:,} times the per-channel limit of "
                                     f"{limits.layout:,}; raise it with {FLAGS['layout']})")
@@ -123,11 +122,11 @@ def arrival_count(channel: Channel, horizon: float) -> float:
     return math.floor(count) + 1.0 if math.isfinite(count) else math.inf
 
 
-def check_arrivals(workflow: Workflow, horizon: float, limits: WorkflowLimits, field: str | None = None) -> None:
-    """The arrivals of all inputs over ``horizon`` hours; a refusal names ``field`` if given
-    (``--horizon``), else the input bringing the most (its ``every`` or its ``times``). Reads :attr:`Workflow.channels` only (it runs
-    while the workflow is being validated, before its channel index is built)."""
-    inputs = {ch.name: ch for ch in workflow.channels if ch.input is not None}
+def check_arrivals(channels: Sequence[Channel], horizon: float, limits: WorkflowLimits,
+                   field: str | None = None) -> None:
+    """The arrivals of the input ``channels`` over ``horizon`` hours; a refusal names ``field``
+    if given (``--horizon``), else the input bringing the most (its ``every`` or its ``times``)."""
+    inputs = {ch.name: ch for ch in channels if ch.input is not None}
     counts = {name: arrival_count(ch, horizon) for name, ch in inputs.items()}
     total = sum(counts.values())
     if total <= limits.arrivals:

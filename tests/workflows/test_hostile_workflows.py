@@ -361,3 +361,11 @@ def test_resume_never_removes_outside_the_store(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="--store: .* outside"):
         BlockStore(root, "wf", "r", {"seed": 0}).open()
     assert tree(elsewhere) == before
+
+
+def test_stateless_without_fn_runs_as_the_identity(work: Path) -> None:
+    """A stateless operator without fn is the identity (the model's rule); the memory mode
+    failed an assertion on it."""
+    proc = run_cli("workflow", "run", write(work, BASE), "--mode", "memory", "--json", cwd=work)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["status"] == "ok"
