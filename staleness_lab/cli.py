@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from staleness_lab import __version__
 from staleness_lab.api import simulate
@@ -26,6 +26,9 @@ from staleness_lab.sim.engine import ENGINES
 from staleness_lab.sim.size import check_run_size
 from staleness_lab.outputs import check_output_directory, nothing_is_ours
 from staleness_lab.tracefiles import check_output_dir, check_trace_dir, write_trace
+
+if TYPE_CHECKING:
+    from staleness_lab.workflows.size import WorkflowLimits
 
 
 class _Parser(argparse.ArgumentParser):
@@ -171,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "variants withheld (digest §1-§3)")
     wf_validate.add_argument("file", metavar="WF.yaml", help="workflow file (YAML or JSON)")
     wf_validate.add_argument("--json", action="store_true", help="print one strict JSON object")
+    _workflow_limit_options(wf_validate)
     wf_run = workflow_sub.add_parser("run", help="run a workflow under a scheduler and scenario: lag per output "
                                                  "bound, cost, scheduler time (Olston §7)")
     wf_run.add_argument("file", metavar="WF.yaml", help="workflow file (YAML or JSON)")
@@ -189,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write DIR/invocations, blocks, episodes and scheduler_calls .parquet")
     wf_run.add_argument("--store", type=Path, metavar="DIR",
                         help="the spark mode's block store (default data/warehouse); a rerun of the same run resumes")
+    _workflow_limit_options(wf_run)
     wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data, "
                                                        "and list orphans; exit 1 on damage")
     wf_verify.add_argument("store", metavar="STORE", type=Path, help="a store root or one run's directory")
@@ -212,6 +217,27 @@ _MEMORY_HINTS = {
             "--max-queries, --max-tuples or --max-batches",
     "optimum": "the model did not fit in this process's memory; give fewer updates",
 }
+
+
+def _workflow_limit_options(parser: argparse.ArgumentParser) -> None:
+    from staleness_lab.workflows.size import MAX_ARRIVALS, MAX_CHANNELS, MAX_LAYOUT, MAX_OPERATORS
+
+    parser.add_argument("--max-channels", type=int, metavar="N", help=f"refuse workflows with more than N channels "
+                                                                      f"(default: {MAX_CHANNELS:,})")
+    parser.add_argument("--max-operators", type=int, metavar="N", help=f"refuse workflows with more than N operators "
+                                                                       f"(default: {MAX_OPERATORS:,})")
+    parser.add_argument("--max-layout", type=int, metavar="N", help=f"refuse a channel whose layout (joins, unions "
+                                                                    f"fanning out) passes N elements "
+                                                                    f"(default: {MAX_LAYOUT:,})")
+    parser.add_argument("--max-arrivals", type=int, metavar="N", help=f"refuse more than N input arrivals over the "
+                                                                      f"horizon (default: {MAX_ARRIVALS:,})")
+
+
+def _workflow_limits(args: argparse.Namespace) -> WorkflowLimits:
+    from staleness_lab.workflows.size import WorkflowLimits
+
+    return WorkflowLimits.given(channels=args.max_channels, operators=args.max_operators, layout=args.max_layout,
+                                arrivals=args.max_arrivals)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -531,7 +557,7 @@ def _workflow_validate(args: argparse.Namespace) -> int:
     from staleness_lab.workflows.load import load_workflow
     from staleness_lab.workflows.propagate import bounds_report
 
-    report = bounds_report(load_workflow(args.file))
+    report = bounds_report(load_workflow(args.file, limits=_workflow_limits(args)))
     if args.json:
         print(dumps({"status": "valid", "file": str(args.file), **report}))
         return 0
@@ -563,8 +589,9 @@ def _workflow_validate(args: argparse.Namespace) -> int:
 def _workflow_run(args: argparse.Namespace) -> int:
     from staleness_lab.tracefiles import write_frames
     from staleness_lab.workflows.durations import parse_duration
+    from staleness_lab.workflows.block_store import check_writable_dir, default_store
     from staleness_lab.workflows.load import load_workflow
-    from staleness_lab.workflows.sim import TRACE_FRAMES, RunConfig, options_from, run
+    from staleness_lab.workflows.sim import TRACE_FRAMES, RunConfig, block_store, options_from, run
 
     pairs: dict[str, str] = {}
     for item in args.option:
@@ -577,11 +604,15 @@ def _workflow_run(args: argparse.Namespace) -> int:
         raise InputError("--store", f"only the spark mode keeps a block store (--mode is {args.mode})")
     config = RunConfig(scheduler=args.scheduler, scenario=args.scenario, mode=args.mode, seed=args.seed,
                        horizon=horizon, options=options_from(pairs), store=args.store)
+    limits = _workflow_limits(args)
+    if config.mode == "spark":
+        check_writable_dir(config.store or default_store(), "--store")
     if args.trace_out is not None:
         check_trace_dir(args.trace_out, "--trace-out", tuple(f"{name}.parquet" for name in TRACE_FRAMES))
-    workflow = load_workflow(args.file)
+    workflow = load_workflow(args.file, limits=limits)
     rows = None
     if config.mode == "spark":
+        block_store(workflow, config, config.horizon or workflow.horizon).check()  # before Spark starts
         from staleness_lab.spark.workflows.executor import spark_rows
 
         rows = spark_rows

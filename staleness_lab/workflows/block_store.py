@@ -16,6 +16,12 @@ does; readers list manifests only, so a crash at any point leaves only earlier b
 and some orphans (hidden temporaries, data directories without a manifest) that a resumed run
 removes and :func:`verify` lists.
 
+**Paths.** The workflow's and channels' names are safe path components (checked when the
+workflow loads, and again here); :meth:`BlockStore.check` (run by :meth:`BlockStore.open`, and
+by the command line before Spark starts) refuses a root that cannot be a writable directory
+and a run directory resolving outside the root, and every commit checks that the directory it
+writes in resolves under the run's directory.
+
 **Crash injection.** ``STALENESS_LAB_CRASH_AT=n:point`` makes the ``n``-th data commit of the
 process (1-based) end the process with ``os._exit(75)`` right after ``point``: ``data`` (the
 temporary directory is written), ``rename`` (it has its final name) or ``manifest`` (the
@@ -43,7 +49,7 @@ import pyarrow.parquet as pq
 
 from staleness_lab.errors import InputError
 from staleness_lab.jsonout import canonical_json
-from staleness_lab.paths import data_root
+from staleness_lab.paths import data_root, path_within, safe_name
 from staleness_lab.workflows.blocks import Block
 from staleness_lab.workflows.provenance import Provenance
 
@@ -60,6 +66,26 @@ ID_CHARS = 20
 def default_store() -> Path:
     """``data/warehouse`` under the data root (git-ignored)."""
     return data_root() / "data" / "warehouse"
+
+
+def check_writable_dir(path: Path, field: str) -> Path:
+    """Before any work: ``path`` is a directory this process can write in, or can be created as
+    one (its nearest existing ancestor is such a directory); else an :class:`InputError`
+    naming ``field`` (a path under a regular file, a dangling link, no write permission)."""
+    path = Path(path)
+    probe = path
+    while not probe.exists():
+        if probe.is_symlink():
+            raise InputError(field, f"{probe} is a dangling symbolic link")
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        below = "" if probe == path else f" ({path} cannot be created under it)"
+        raise InputError(field, f"{probe} exists and is not a directory{below}")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(field, f"{probe} is not writable by this process")
+    return path
 
 
 def provenance_json(p: Provenance | None) -> list[list[float]] | None:
@@ -121,9 +147,26 @@ class BlockStore:
     def dir(self) -> Path:
         return Path(self.root) / self.workflow / self.name
 
+    def check(self) -> None:
+        """Before any work: the workflow and run names are safe path components
+        (:func:`~staleness_lab.paths.safe_name`), the run's directory resolves under the root
+        (:func:`~staleness_lab.paths.path_within`: no link inside the store leads out) and it
+        is, or can be created as, a writable directory."""
+        safe_name(self.workflow, "name")
+        safe_name(self.name, "run")
+        path_within(self.root, self.dir, "--store")
+        check_writable_dir(self.dir, "--store")
+
+    def _within(self, path: Path) -> Path:
+        """``path`` if it resolves under the run's directory (checked before each write)."""
+        path_within(self.dir, path, "--store")
+        return path
+
     def open(self) -> bool:
-        """Create the run's directory, or resume it: True when a ``run.json`` was there (it
-        must equal this run's, else bad input) and the orphans it left were removed."""
+        """Check the store (:meth:`check`), then create the run's directory, or resume it: True
+        when a ``run.json`` was there (it must equal this run's, else bad input) and the
+        orphans it left were removed."""
+        self.check()
         path = self.dir / RUN_FILE
         if path.exists():
             try:
@@ -158,7 +201,7 @@ class BlockStore:
     def commit_data(self, block: Block, bid: str, write: Callable[[Path], None], meta: dict[str, Any]) -> dict[str, Any]:
         """Commit a block whose data ``write`` puts in the directory it is given (module
         docstring); returns the manifest, with rows, deletions and bytes from the files."""
-        channel_dir = self.dir / block.channel
+        channel_dir = self._within(self.dir / safe_name(block.channel, "channel"))
         channel_dir.mkdir(parents=True, exist_ok=True)
         tmp = channel_dir / f".{bid}.tmp-{uuid.uuid4().hex}"
         self.commits += 1
@@ -187,7 +230,7 @@ class BlockStore:
                 "to": provenance_json(block.to), "label": block.label(), "seed": self.run.get("seed"), **meta, **sizes}
 
     def _publish(self, channel: str, bid: str, manifest: dict[str, Any], *, crash: bool) -> None:
-        manifests = self.dir / channel / MANIFESTS
+        manifests = self._within(self.dir / safe_name(channel, "channel") / MANIFESTS)
         manifests.mkdir(parents=True, exist_ok=True)
         _write_json_atomically(manifests / f"{bid}.json", manifest,
                                before_replace=(lambda: self._crash("manifest")) if crash else (lambda: None))
@@ -198,8 +241,11 @@ class BlockStore:
 
     def remove_orphans(self) -> list[Path]:
         """Remove what no manifest names (hidden temporaries, data directories without a
-        manifest); returns what was removed."""
+        manifest); returns what was removed. Each is checked to resolve under the run's
+        directory first (a channel directory linked elsewhere is refused, nothing removed)."""
         removed = list(orphans(self.dir))
+        for path in removed:
+            path_within(self.dir, path, "--store")
         for path in removed:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
         return removed

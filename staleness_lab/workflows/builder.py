@@ -18,27 +18,38 @@ from staleness_lab.workflows.elements import (
     within,
 )
 from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.size import WorkflowLimits
 
 
 class WorkflowBuilder:
     """Build a :class:`Workflow` in Python (digest §2 "API" [D]): the same model, and the same
     errors, as the YAML form. Output channels of :meth:`op` are created on first mention; give a
-    derived channel's schema, key or weak kind with :meth:`channel`."""
+    derived channel's schema, key or weak kind with :meth:`channel`. ``limits``: the size rules
+    (None: the defaults of :mod:`staleness_lab.workflows.size`). Each call takes constant time
+    (no scan of what was added), so building a large workflow is linear."""
 
     def __init__(self, name: str, *, horizon: float | str, cost: Cost | None = None,
-                 strict_sync_inputs: bool = False, base_dir: Path | None = None) -> None:
-        self._head = {"name": name, "horizon": horizon, "cost": cost if cost is not None else Cost(),
-                      "strict_sync_inputs": strict_sync_inputs, "base_dir": base_dir}
+                 strict_sync_inputs: bool = False, base_dir: Path | None = None,
+                 limits: WorkflowLimits | None = None) -> None:
+        self._head: dict[str, Any] = {"name": name, "horizon": horizon, "cost": cost if cost is not None else Cost(),
+                                      "strict_sync_inputs": strict_sync_inputs, "base_dir": base_dir}
+        if limits is not None:
+            self._head["limits"] = limits
         self._channels: list[dict[str, Any]] = []
+        self._latest: dict[str, dict[str, Any]] = {}  # name -> its latest entry (constant-time lookups)
         self._operators: list[Operator] = []
+        self._taken: set[str] = set()
         self._constraints: list[Constraint] = []
 
+    def _append(self, entry: dict[str, Any]) -> dict[str, Any]:
+        self._channels.append(entry)
+        self._latest[entry["name"]] = entry
+        return entry
+
     def _entry(self, name: str) -> dict[str, Any]:
-        for entry in reversed(self._channels):
-            if entry["name"] == name:
-                return entry
-        self._channels.append({"name": name})
-        return self._channels[-1]
+        """The latest entry of channel ``name``, created on first mention."""
+        found = self._latest.get(name)
+        return found if found is not None else self._append({"name": name})
 
     def input(self, name: str, *, schema: Mapping[str, str] | Iterable[tuple[str, str]], key: Iterable[str] = (),
               insert_only: bool = False, delta_kind: str | None = None, replay: str | None = None,
@@ -49,8 +60,8 @@ class WorkflowBuilder:
         with within(f"channels.{name}.input"):
             spec = InputSpec(replay=replay, times=tuple(times), delivers=tuple(delivers), generator=generator,
                              every=every, rows=rows, params=tuple((params or {}).items()))
-        self._channels.append({"name": name, "schema": schema, "key": tuple(key), "insert_only": insert_only,
-                               "delta_kind": delta_kind, "input": spec})
+        self._append({"name": name, "schema": schema, "key": tuple(key), "insert_only": insert_only,
+                      "delta_kind": delta_kind, "input": spec})
         return self
 
     def channel(self, name: str, *, schema: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
@@ -67,13 +78,14 @@ class WorkflowBuilder:
         to its fn, else its widget, suffixed ``-2``, ``-3``... when taken."""
         outputs = (out,) if isinstance(out, str) else tuple(out)
         label = base = name or fn or widget
-        taken = {op.name for op in self._operators}
+        taken = self._taken
         suffix = 2
         while name is None and label in taken:
             label, suffix = f"{base}-{suffix}", suffix + 1
         with within(f"operators[{len(self._operators)}] ({label})"):
             self._operators.append(Operator(name=label, widget=widget, inputs=tuple(inputs), outputs=outputs,
                                             on=tuple(on), key=tuple(key), fn=fn, sigma=sigma, cost=cost))
+        taken.add(label)
         for channel in outputs:
             self._entry(channel)
         return self

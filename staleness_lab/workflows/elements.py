@@ -18,6 +18,7 @@ Decisions [D] where the digest is silent:
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,6 +66,19 @@ def _names(value: Any, field: str, *, repeats: bool = False, empty: bool = False
             if name in out[:j]:
                 raise InputError(f"{field}[{j}]", f"{name!r} is listed twice")
     return out
+
+
+def _replay_path_text(value: Any) -> str:
+    """A replay path as written: a non-empty string of at most 4,096 characters with no control
+    character (a NUL cannot be passed to the file system)."""
+    text = require_str(value, "replay")
+    if len(text) > 4096:
+        raise InputError("replay", f"has {len(text):,} characters: a replay path has at most 4,096")
+    for k, char in enumerate(text):
+        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            raise InputError("replay", f"holds the control character U+{ord(char):04X} at position {k}: a replay "
+                                       "path holds none")
+    return text
 
 
 def _flag(value: Any, field: str) -> bool:
@@ -127,7 +141,7 @@ class InputSpec:
         delivers = _names(self.delivers, "delivers")
         set_(self, "delivers", tuple(_block_type(t, f"delivers[{j}]") for j, t in enumerate(delivers)))
         if self.replay is not None:
-            set_(self, "replay", require_str(self.replay, "replay"))
+            set_(self, "replay", _replay_path_text(self.replay))
             for name in ("every", "rows", "params"):
                 if getattr(self, name) not in (None, ()):
                     raise InputError(name, "only a generated input has it (this one is replayed)")

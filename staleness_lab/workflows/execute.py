@@ -74,8 +74,9 @@ class Executor:
         op = self.operators[inv.operator]
         a = self.algebra
         if op.widget in ("stateless", "split"):
-            assert op.fn is not None, f"{op.name} has no fn"
-            out = a.stateless(op.fn, frames[0], split=op.widget == "split", outputs=len(op.outputs))
+            # a stateless operator without fn is the identity (elements.Operator); a split has one
+            out = (frames[0],) if op.fn is None and op.widget == "stateless" else \
+                a.stateless(op.fn or "", frames[0], split=op.widget == "split", outputs=len(op.outputs))
             if inv.outputs[0].kind == "upsert":
                 return tuple(a.records_to_upsert(f, upsert_seq(inv.outputs[0].to)) for f in out)
             return out

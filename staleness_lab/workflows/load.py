@@ -31,7 +31,8 @@ from typing import Any
 
 from staleness_lab.errors import InputError
 from staleness_lab.model.documents import load_document
-from staleness_lab.model.values import check_keys, require_mapping
+from staleness_lab.model.values import check_keys, require_mapping, require_str
+from staleness_lab.paths import safe_name
 from staleness_lab.workflows.elements import (
     Channel,
     Cost,
@@ -42,6 +43,7 @@ from staleness_lab.workflows.elements import (
     within,
 )
 from staleness_lab.workflows.model import Workflow
+from staleness_lab.workflows.size import WorkflowLimits, check_counts
 
 TOP_KEYS = {"name", "horizon", "cost", "channels", "operators", "constraints", "strict_sync_inputs"}
 TOP_REQUIRED = {"name", "horizon", "channels", "operators"}
@@ -52,15 +54,22 @@ OPERATOR_KEYS = {"name", "widget", "inputs", "output", "outputs", "on", "key", "
 BOUND_KEYS = {StalenessBound.KIND: {"channel", "path", "t"}, InconsistencyBound.KIND: {"channel", "t"}}
 
 
-def load_workflow(path: str | Path) -> Workflow:
-    """Read and validate a workflow file; replay paths are relative to its directory."""
+def load_workflow(path: str | Path, *, limits: WorkflowLimits | None = None) -> Workflow:
+    """Read and validate a workflow file; replay paths are relative to its directory;
+    ``limits``: the size rules (None: the defaults of :mod:`staleness_lab.workflows.size`)."""
     path = Path(path)
-    return workflow_from_dict(load_document(path, what="workflow"), base_dir=path.parent)
+    return workflow_from_dict(load_document(path, what="workflow"), base_dir=path.parent, limits=limits)
 
 
-def workflow_from_dict(data: Any, *, base_dir: str | Path | None) -> Workflow:
+def workflow_from_dict(data: Any, *, base_dir: str | Path | None, limits: WorkflowLimits | None = None) -> Workflow:
     """A :class:`Workflow` from its mapping form (as :meth:`Workflow.to_dict` writes it);
-    ``base_dir`` resolves replay paths (None: ``data/workflows``)."""
+    ``base_dir`` resolves replay paths (None: ``data/workflows``).
+
+    Before any part is read: the size rules on counts (channels, operators, listed arrival
+    times; :mod:`staleness_lab.workflows.size`) and the names that become paths (the
+    workflow's, ``name``; each channel's, ``channels[k].name``) as safe path components
+    (:func:`staleness_lab.paths.safe_name`)."""
+    limits = limits if limits is not None else WorkflowLimits()
     data = require_mapping(data, "workflow")
     check_keys(data, "", allowed=TOP_KEYS, required=TOP_REQUIRED)
     channels = require_mapping(data["channels"], "channels")
@@ -70,6 +79,11 @@ def workflow_from_dict(data: Any, *, base_dir: str | Path | None) -> Workflow:
     constraints = data.get("constraints", [])
     if not isinstance(constraints, list):
         raise InputError("constraints", f"must be a list of constraints, got {type(constraints).__name__}")
+    check_counts(channels, operators, limits)
+    safe_name(require_str(data["name"], "name"), "name")
+    for k, name in enumerate(channels):
+        safe_name(name, f"channels[{k}].name")
+    _check_listed_times(channels, limits)
     return Workflow(
         name=data["name"], horizon=data["horizon"],
         cost=_cost(data["cost"], "cost") if "cost" in data else Cost(),
@@ -78,7 +92,22 @@ def workflow_from_dict(data: Any, *, base_dir: str | Path | None) -> Workflow:
         constraints=tuple(_constraint(raw, k) for k, raw in enumerate(constraints)),
         strict_sync_inputs=data.get("strict_sync_inputs", False),
         base_dir=Path(base_dir) if base_dir is not None else None,
+        limits=limits,
     )
+
+
+def _check_listed_times(channels: dict[str, Any], limits: WorkflowLimits) -> None:
+    """The replayed inputs' listed arrival times, counted before any is parsed: at most
+    ``limits.arrivals`` in all (the size rule on arrivals)."""
+    listed = 0
+    for name, raw in channels.items():
+        spec = raw.get("input") if isinstance(raw, dict) else None
+        times = spec.get("times") if isinstance(spec, dict) else None
+        if isinstance(times, list):
+            listed += len(times)
+            if listed > limits.arrivals:
+                raise limits.refuse(f"channels.{name}.input.times", f"at least {listed:,} listed arrival times "
+                                                                   "in all", "arrivals")
 
 
 def _cost(raw: Any, field: str) -> Cost:
@@ -88,9 +117,7 @@ def _cost(raw: Any, field: str) -> Cost:
         return Cost(**raw)
 
 
-def _channel(name: Any, raw: Any) -> Channel:
-    if not isinstance(name, str) or not name:
-        raise InputError("channels", f"channel names must be non-empty strings, got {name!r:.40}")
+def _channel(name: str, raw: Any) -> Channel:
     field = f"channels.{name}"
     raw = require_mapping({} if raw is None else raw, field)
     check_keys(raw, field, allowed=CHANNEL_KEYS, required=set())

@@ -30,6 +30,9 @@ import csv
 import hashlib
 import importlib
 import json
+import math
+import re
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -38,6 +41,7 @@ from typing import Any
 
 from staleness_lab.errors import InputError
 from staleness_lab.model.values import require_str
+from staleness_lab.paths import safe_name
 from staleness_lab.workflows.durations import parse_duration
 from staleness_lab.workflows.elements import (
     STRONG_TYPES,
@@ -52,6 +56,7 @@ from staleness_lab.workflows.elements import (
     _schema,
 )
 from staleness_lab.workflows.registry import FUNCTIONS, GENERATORS
+from staleness_lab.workflows.size import WorkflowLimits, check_arrivals, check_counts, check_layout
 
 #: Operators with asynchronous variants (digest §2 signature table [P]).
 ASYNC_WIDGETS = ("join", "union")
@@ -79,7 +84,11 @@ class Workflow:
     """A validated workflow (digest §1-§2). ``horizon`` in hours; ``cost`` the default cost model
     of its operators; ``strict_sync_inputs`` the literal always-strict reading of cons (digest
     §2, §6 A3). ``base_dir`` is where replay paths are resolved (default: ``data/workflows``);
-    it is not part of the model's identity (equality, :meth:`to_dict`, :meth:`sha256`)."""
+    ``limits`` the size rules checked before the rest (:mod:`staleness_lab.workflows.size`).
+    Neither is part of the model's identity (equality, :meth:`to_dict`, :meth:`sha256`).
+
+    The workflow's and every channel's name becomes a directory of the spark mode's block
+    store, so each must be a safe path component (:func:`staleness_lab.paths.safe_name`)."""
 
     name: str
     horizon: float
@@ -89,11 +98,14 @@ class Workflow:
     constraints: tuple[Constraint, ...] = ()
     strict_sync_inputs: bool = False
     base_dir: Path | None = field(default=None, compare=False, repr=False)
+    limits: WorkflowLimits = field(default_factory=WorkflowLimits, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "name", require_str(self.name, "name"))
+        set_(self, "name", safe_name(require_str(self.name, "name"), "name"))
         set_(self, "horizon", parse_duration(self.horizon, "horizon", gt=0))
+        if not isinstance(self.limits, WorkflowLimits):
+            raise InputError("limits", "must be a WorkflowLimits")
         if not isinstance(self.cost, Cost):
             raise InputError("cost", "must be a Cost")
         set_(self, "strict_sync_inputs", _flag(self.strict_sync_inputs, "strict_sync_inputs"))
@@ -103,9 +115,12 @@ class Workflow:
                                          empty=True))
         if self.base_dir is not None:
             set_(self, "base_dir", Path(self.base_dir))
+        check_counts(self.channels, self.operators, self.limits)
         self._check_names()
         self._check_wiring()
         order = self.topological_operators()  # refuses a cycle
+        check_layout(self.channels, order, self._op_index, self.limits)  # before any layout is built
+        check_arrivals(self.channels, self.horizon, self.limits)
         self._check_registered()
         self._fill_derived(order)
         for ch in self.channels:
@@ -117,8 +132,10 @@ class Workflow:
         return f"operators[{self._op_index[op.name]}] ({op.name})"
 
     def _check_names(self) -> None:
+        """Channel names are safe path components and distinct; operator names distinct."""
         seen: set[str] = set()
-        for ch in self.channels:
+        for k, ch in enumerate(self.channels):
+            safe_name(ch.name, f"channels[{k}].name")
             if ch.name in seen:
                 raise InputError(f"channels.{ch.name}", "duplicate channel name")
             seen.add(ch.name)
@@ -299,21 +316,35 @@ class Workflow:
 
     @cached_property
     def _order(self) -> tuple[Operator, ...]:
-        done: set[str] = set()
-        order: list[Operator] = []
-        left = list(self.operators)
-        progress = True
-        while left and progress:
-            progress = False
-            for op in list(left):
-                if all(name not in self._producers or self._producers[name].name in done for name in op.inputs):
-                    order.append(op)
-                    done.add(op.name)
-                    left.remove(op)
-                    progress = True
-        if left:
-            self._refuse_cycle(left)
-        return tuple(order)
+        """The order of repeated passes over the operators in declaration order, each pass
+        taking every operator whose producers are taken (earlier in this pass or before), in
+        linear time: an operator's pass is the largest over its producers of theirs, plus one
+        for a producer declared after it (met later in a pass), and at least 1; the order is by
+        (pass, declaration index). Passes are computed in a topological order (Kahn's
+        algorithm); operators never reached are on or after a cycle."""
+        index = self._op_index
+        feeds: dict[int, list[int]] = {k: [] for k in range(len(self.operators))}
+        waiting = [0] * len(self.operators)
+        for k, op in enumerate(self.operators):
+            for name in op.inputs:
+                producer = self._producers.get(name)
+                if producer is not None:
+                    feeds[index[producer.name]].append(k)
+                    waiting[k] += 1
+        passes = [1] * len(self.operators)
+        ready = deque(k for k, n in enumerate(waiting) if n == 0)
+        reached = 0
+        while ready:
+            j = ready.popleft()
+            reached += 1
+            for k in feeds[j]:
+                passes[k] = max(passes[k], passes[j] + (1 if j > k else 0))
+                waiting[k] -= 1
+                if waiting[k] == 0:
+                    ready.append(k)
+        if reached < len(self.operators):
+            self._refuse_cycle([op for k, op in enumerate(self.operators) if waiting[k] > 0])
+        return tuple(self.operators[k] for k in sorted(range(len(self.operators)), key=lambda k: (passes[k], k)))
 
     def _refuse_cycle(self, left: list[Operator]) -> None:
         """Walk back from a blocked operator through producers until one repeats, then list the
@@ -408,7 +439,11 @@ class Workflow:
         if spec is None or spec.replay is None:
             raise ValueError(f"channel {channel!r} is not a replayed input")
         roots = [default_replay_root()] + ([self.base_dir] if self.base_dir is not None else [])
-        path = ((self.base_dir if self.base_dir is not None else roots[0]) / spec.replay).resolve()
+        try:
+            path = ((self.base_dir if self.base_dir is not None else roots[0]) / spec.replay).resolve()
+        except (OSError, ValueError, RuntimeError) as err:  # a too-long name, a symlink loop
+            raise InputError(f"channels.{channel}.input.replay", f"{spec.replay!r:.200} cannot be resolved "
+                                                                 f"({err.__class__.__name__}: {err})") from None
         if not any(path.is_relative_to(root.resolve()) for root in roots):
             raise InputError(f"channels.{channel}.input.replay", f"{spec.replay!r} is a path outside the layout (the "
                                                                  "workflow file's directory tree or data/workflows)")
@@ -489,16 +524,64 @@ def _fn_schema(op: Operator, label: str, inputs: list[Channel]) -> tuple[tuple[s
         raise InputError(f"{label}.fn", str(err)) from None
 
 
-def _check_header(path: Path, ch: Channel, field: str) -> None:
-    """A replay CSV exists and its header is ``time,_sign`` and the schema's columns."""
-    expected = ["time", "_sign", *(col for col, _ in ch.schema)]
-    if not path.is_file():
-        raise InputError(field, f"no such replay file {path}")
+#: How each schema type's cells of a replay CSV must read (what pandas parses as that dtype).
+_CELL_RULES: dict[str, tuple[str, Any]] = {
+    "int": ("an integer", re.compile(r"[+-]?[0-9]+").fullmatch),
+    "float": ("a number", lambda text: _is_float(text)),
+    "bool": ("True or False", {"True", "False", "true", "false", "TRUE", "FALSE"}.__contains__),
+}
+
+
+def _is_float(text: str) -> bool:
     try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_header(path: Path, ch: Channel, field: str) -> None:
+    """A replay CSV exists, its header is ``time,_sign`` and the schema's columns, and every
+    row reads as the run reads it: as many cells as the header, no NUL, ``time`` a finite
+    number, ``_sign`` 1 or -1, int/float/bool cells an integer (within int64), a number, True or
+    False. A file breaking a rule is refused when the workflow loads, naming its line."""
+    expected = ["time", "_sign", *(col for col, _ in ch.schema)]
+    try:
+        if not path.is_file():
+            raise InputError(field, f"no such replay file {path}")
         with path.open(newline="", encoding="utf-8") as file:
-            header = next(csv.reader(file), None)
+            rows = csv.reader(file)
+            header = next(rows, None)
+            if header != expected:
+                shown = "nothing (an empty file)" if header is None else ",".join(header)
+                raise InputError(field, f"{path.name}: header {shown[:200]} does not match {','.join(expected)}")
+            types = [kind for _, kind in ch.schema]
+            for row in rows:
+                problem = _row_problem(row, expected, types)
+                if problem is not None:
+                    raise InputError(field, f"{path.name} line {rows.line_num}: {problem}")
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise InputError(field, f"{path}: cannot be read ({err})") from None
-    if header != expected:
-        shown = "nothing (an empty file)" if header is None else ",".join(header)
-        raise InputError(field, f"{path.name}: header {shown[:200]} does not match {','.join(expected)}")
+
+
+def _row_problem(row: list[str], header: list[str], types: list[str]) -> str | None:
+    """Why one replay row breaks :func:`_check_header`'s rules, or None."""
+    if len(row) != len(header):
+        return f"{len(row)} cells, the header has {len(header)}"
+    for col, cell in zip(header, row):
+        if "\0" in cell:
+            return f"column {col} holds a NUL character"
+    try:
+        time = float(row[0])
+    except ValueError:
+        return f"time {row[0]!r:.40} is not a number"
+    if not math.isfinite(time):
+        return f"time {row[0]!r:.40} is not finite"
+    if row[1].strip() not in ("1", "-1", "+1"):
+        return f"_sign {row[1]!r:.40} is not 1 or -1"
+    for col, kind, cell in zip(header[2:], types, row[2:]):
+        if kind in _CELL_RULES:
+            what, ok = _CELL_RULES[kind]
+            if not ok(cell.strip()) or (kind == "int" and not -2**63 <= int(cell) < 2**63):
+                return f"column {col} ({kind}) holds {cell!r:.40}, not {what}"
+    return None

@@ -71,6 +71,7 @@ trips the budget. A run whose scheduler time passes ``max_scheduler_s`` stops wi
 from __future__ import annotations
 
 import math
+import numbers
 import time
 import zlib
 from collections import ChainMap, deque
@@ -85,7 +86,7 @@ import pandas as pd
 from staleness_lab.errors import InputError
 from staleness_lab.workflows import baselines
 from staleness_lab.workflows.block_rows import BlockRows, MemoryRows
-from staleness_lab.workflows.block_store import BlockStore, default_store
+from staleness_lab.workflows.block_store import RUN_FILE, BlockStore, default_store
 from staleness_lab.workflows.blocks import BASE, DELTA, Block, Invocation
 from staleness_lab.workflows.candidates import BlockGen, Pool, reestimate
 from staleness_lab.workflows.context import EPSILON, Options, PlanContext
@@ -98,6 +99,7 @@ from staleness_lab.workflows.planner import monotonic
 from staleness_lab.workflows.provenance import Provenance, Validity, apply, fmt, hi, prov
 from staleness_lab.workflows.rows import apply_delta
 from staleness_lab.workflows.schedule import Scheduler
+from staleness_lab.workflows.size import check_arrivals
 
 #: Machines of the elastic pool: an invocation lasts cost / P hours (digest §3 [D]).
 PARALLELISM = 1000.0
@@ -109,15 +111,17 @@ SCHEDULERS = ("dp", "greedy", "random")
 MODES = ("sizes", "memory", "spark")
 #: The frames of a run's trace (``--trace-out`` writes one Parquet file each).
 TRACE_FRAMES = ("invocations", "blocks", "episodes", "scheduler_calls")
+#: The largest seed (seeds are integers in [0, 2^63 - 1]: numpy's seeding refuses negative ones).
+MAX_SEED = 2**63 - 1
 #: Scheduler calls allowed at one instant before the loop waits for the next event.
 _CALLS_PER_INSTANT = 1000
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    """One run: scheduler, scenario, mode, seed, horizon (None: the workflow's), the
-    heuristics, the pool's size, the scheduler-time budget and, in the spark mode, the block
-    store's root (None: ``data/warehouse``)."""
+    """One run: scheduler, scenario, mode, seed (an integer in [0, :data:`MAX_SEED`]), horizon
+    (None: the workflow's), the heuristics, the pool's size, the scheduler-time budget and, in
+    the spark mode, the block store's root (None: ``data/warehouse``)."""
 
     scheduler: str = "dp"
     scenario: str = "async-incr"
@@ -138,6 +142,10 @@ class RunConfig:
             raise InputError("--horizon", f"must be > 0, got {self.horizon!r}")
         if not self.parallelism > 0:
             raise InputError("parallelism", f"must be > 0, got {self.parallelism!r}")
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
+            raise InputError("--seed", f"must be an integer in [0, 2^63 - 1] (numpy seeds its streams with it), "
+                                       f"got {seed!r:.40}")
 
 
 #: Makes the rows of a data mode's blocks for one run (workflow, config, horizon in hours),
@@ -208,6 +216,7 @@ class _Loop:
         self.workflow = workflow
         self.config = config
         self.horizon = config.horizon if config.horizon is not None else workflow.horizon
+        check_arrivals(workflow.channels, self.horizon, workflow.limits, field="--horizon" if config.horizon is not None else None)
         self.scheduler = Scheduler(workflow, config.scenario, config.options)
         self.inputs = input_arrivals(workflow, config.seed, self.horizon)
         self.start = max(a.first for a in self.inputs.values())
@@ -606,6 +615,10 @@ def block_store(workflow: Workflow, config: RunConfig, horizon: float) -> BlockS
     it (:mod:`.block_store`)."""
     from staleness_lab import __version__
 
+    for k, ch in enumerate(workflow.channels):
+        if ch.name == RUN_FILE:
+            raise InputError(f"channels[{k}].name", f"{RUN_FILE} is the block store's run file: in the spark mode a "
+                                                    "channel needs another name")
     run = {"workflow": workflow.name, "workflow_sha256": workflow.sha256(), "seed": config.seed,
            "scenario": config.scenario, "scheduler": config.scheduler, "horizon_h": horizon,
            "options": asdict(config.options), "parallelism": config.parallelism, "version": __version__}

@@ -174,5 +174,9 @@ class SparkRows:
 def spark_rows(workflow: Workflow, config: RunConfig, horizon: float) -> SparkRows:
     """The spark mode's rows for one run (a :data:`staleness_lab.workflows.sim.MakeRows`): the
     process's Spark session (:func:`~staleness_lab.spark.session.get_spark`) and the run's block
-    store (:func:`staleness_lab.workflows.sim.block_store`), opened (a rerun resumes it)."""
-    return SparkRows(get_spark(), block_store(workflow, config, horizon))
+    store (:func:`staleness_lab.workflows.sim.block_store`), checked before Spark starts
+    (:meth:`~staleness_lab.workflows.block_store.BlockStore.check`), then opened (a rerun
+    resumes it)."""
+    store = block_store(workflow, config, horizon)
+    store.check()
+    return SparkRows(get_spark(), store)
