@@ -356,19 +356,26 @@ def summary_row(name: str, fit: dict[str, Any]) -> dict[str, Any]:
 FIT_KIND, FIT_VERSION = "cost-model", 2
 
 
+def _query_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path`` when it is a regular file (not a link) ``<query>.json`` of a
+    catalogue query, else None (a file that is not one, unreadable, or not a JSON object)."""
+    if path.suffix != ".json" or path.stem not in CATALOGUE or path.is_symlink() or not path.is_file():
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
 def fit_is_ours(path: Path) -> bool:
     """True when ``path`` is a regular file ``<query>.json`` (a catalogue query) holding a fit
     this program wrote: the marker ``{"producer": "staleness-lab", "kind": "cost-model",
     "version": 2}``, or the unmarked form of version 1 (``query`` naming the file, ``fits`` and
     ``measurements`` objects, no ``producer``); both with ``query`` equal to the file's stem."""
     path = Path(path)
-    if path.suffix != ".json" or path.stem not in CATALOGUE or path.is_symlink() or not path.is_file():
-        return False
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(document, dict) or document.get("query") != path.stem:
+    document = _query_json(path)
+    if document is None or document.get("query") != path.stem:
         return False
     if "producer" in document:
         return outputs.manifest_is_ours(document, FIT_KIND, (FIT_VERSION,))
@@ -379,14 +386,8 @@ def cost_model_kept(path: Path) -> bool:
     """True when ``path`` is a regular file ``<query>.json`` holding a cost model in the form
     the planners read (an object with a ``cost`` mapping): a fit of another query, hand-written
     or calibrated, which a calibration carries over byte for byte and never rewrites."""
-    path = Path(path)
-    if path.suffix != ".json" or path.stem not in CATALOGUE or path.is_symlink() or not path.is_file():
-        return False
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(document, dict) and isinstance(document.get("cost"), dict)
+    document = _query_json(Path(path))
+    return document is not None and isinstance(document.get("cost"), dict)
 
 
 def check_out_dir(out_dir: Path, queries: Sequence[str] = tuple(CATALOGUE)) -> None:
