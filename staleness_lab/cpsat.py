@@ -32,7 +32,7 @@ import signal
 import threading
 from typing import Any
 
-from staleness_lab.errors import InputError
+from staleness_lab.errors import InputError, shown
 
 #: The most CP-SAT workers (threads) a solve may ask for.
 MAX_WORKERS = 64
@@ -43,7 +43,7 @@ def check_workers(workers: Any, field: str = "workers") -> int:
     :class:`InputError` naming ``field`` and the rule."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise InputError(field, f"must be an integer from 1 to {MAX_WORKERS} (CP-SAT worker threads), "
-                                f"got {_shown(workers)}")
+                                f"got {shown(workers)}")
     return workers
 
 
@@ -91,8 +91,3 @@ def _watch(solver: Any, signalled: int, done: int) -> None:
         if any(number in STOPPING for number in numbers):
             solver.stop_search()
             return
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."

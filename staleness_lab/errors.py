@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class InputError(ValueError):
     """Bad input: a workload, an option or a parameter that breaks a rule.
@@ -39,3 +41,10 @@ class Infeasible(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+def shown(value: Any, width: int = 40) -> str:
+    """``repr(value)`` cut to ``width`` characters, so a refused value is named in one line
+    however long it is."""
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."

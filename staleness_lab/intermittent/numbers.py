@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from staleness_lab.errors import InputError
+from staleness_lab.errors import InputError, shown
 from staleness_lab.model.values import decimal_digits, number_text_rule
 
 #: The largest magnitude accepted: every number must also be shown as a float.
@@ -42,7 +42,7 @@ def exact(value: Any, field: str, *, gt: float | None = None, ge: float | None =
     try:
         number = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
     except (ValueError, ZeroDivisionError):
-        raise InputError(field, f"must be a number, got {_shown(value)}") from None
+        raise InputError(field, f"must be a number, got {shown(value, 60)}") from None
     if abs(number) > LARGEST:
         raise InputError(field, f"must be within ±{float(LARGEST):g} (float range), got a number of "
                                 f"{decimal_digits(abs(number.numerator) // number.denominator)} digits")
@@ -51,12 +51,6 @@ def exact(value: Any, field: str, *, gt: float | None = None, ge: float | None =
     if ge is not None and not number >= ge:
         raise InputError(field, f"must be >= {ge:g}, got {show(number)}")
     return number
-
-
-def _shown(value: Any) -> str:
-    """``repr(value)``, cut to 60 characters (a refused string may be megabytes long)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def show(value: Fraction | int | float | None) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from staleness_lab.errors import InputError
+from staleness_lab.errors import InputError, shown
 from staleness_lab.model.values import FLOAT_MAX, decimal_digits, huge_int_rule
 
 ParamValue = int | float | str | bool
@@ -49,9 +49,9 @@ class Param:
         if self.type is float and isinstance(value, float) and not math.isfinite(value):
             raise InputError(where, f"must be a finite number, got {value}")
         if type(value) is not self.type:
-            raise InputError(where, f"must be of type {self.type.__name__}, got {_shown(value)} ({type(value).__name__})")
+            raise InputError(where, f"must be of type {self.type.__name__}, got {shown(value)} ({type(value).__name__})")
         if self.choices is not None and value not in self.choices:
-            raise InputError(where, f"must be one of {', '.join(map(repr, self.choices))}, got {_shown(value)}")
+            raise InputError(where, f"must be one of {', '.join(map(repr, self.choices))}, got {shown(value)}")
         if self.type in (int, float):
             self._check_bounds(value, where)
         return value
@@ -66,12 +66,6 @@ class Param:
 def _number(value: float) -> str:
     """An integer in full (a seed bound of 2^63 - 1 shown as such), anything else as ``:g``."""
     return str(int(value)) if float(value).is_integer() and abs(value) < 2**64 else f"{value:g}"
-
-
-def _shown(value: Any) -> str:
-    """``repr(value)``, cut to 40 characters (a value is named in one line, however long)."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True)
