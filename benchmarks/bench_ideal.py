@@ -68,7 +68,7 @@ def same(a: IdealSummary, b: IdealSummary) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="standard", choices=("quick", "standard", "full"))
-    parser.add_argument("--figures", nargs="+", default=["fig4", "fig8"], choices=list(golab.FIGURES))
+    parser.add_argument("--figures", nargs="+", default=["fig4", "fig8"], choices=list(golab.SWEEPS))
     parser.add_argument("--u", nargs="+", type=float, default=[0.5, 0.9, 1.2], help="utilizations")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (the best is kept)")
     args = parser.parse_args(argv)

@@ -4,8 +4,8 @@ profile, and the one way every paper runs them.
 A :class:`NamedSweep` names the registered experiment whose rows it runs, says what the paper
 claims there and gives its grid per profile (:data:`PROFILES`): ``quick`` (tests, seconds to
 minutes), ``standard`` (what ``make run`` renders) and ``full`` (the paper's scale). Each paper
-in :mod:`staleness_lab.experiments` keeps its sweeps in one mapping by name (Golab's and the
-intermittent paper's ``FIGURES``, Olston's ``TABLES``, Leontyev's and Bateni's ``SWEEPS``);
+in :mod:`staleness_lab.experiments` keeps its sweeps in one mapping by name, ``SWEEPS`` (a
+figure of Golab's or the intermittent paper's, a table of Olston's, a check of Leontyev's or Bateni's);
 :meth:`NamedSweep.run` runs one at a profile through :func:`~staleness_lab.sweeps.runner.run_grid`,
 locally or on Spark, cached per row, so the rows' cache keys are those of the experiment and its
 parameters whichever way the sweep is reached.

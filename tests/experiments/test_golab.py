@@ -49,7 +49,7 @@ PROFILE = "quick"
 @pytest.fixture(scope="module")
 def quick() -> dict[str, pd.DataFrame]:
     """Every figure's quick sweep, local runner, no cache."""
-    return {name: fig.run(PROFILE, runner="local") for name, fig in golab.FIGURES.items()}
+    return {name: fig.run(PROFILE, runner="local") for name, fig in golab.SWEEPS.items()}
 
 
 # -- grids and profiles (no simulation) ----------------------------------------------------------
@@ -58,13 +58,13 @@ def quick() -> dict[str, pd.DataFrame]:
 def test_one_experiment_per_figure_registered() -> None:
     names = {e.name for e in list_experiments()}
     assert {f"golab-fig{k}" for k in range(4, 12)} <= names
-    assert list(golab.FIGURES) == [f"fig{k}" for k in range(4, 12)]
+    assert list(golab.SWEEPS) == [f"fig{k}" for k in range(4, 12)]
     assert golab.figure(4) is golab.figure("golab-fig4") is golab.figure("fig4")
     with pytest.raises(InputError, match="unknown figure"):
         golab.figure("fig3")
 
 
-@pytest.mark.parametrize("name", list(golab.FIGURES))
+@pytest.mark.parametrize("name", list(golab.SWEEPS))
 def test_grid_keeps_every_curve_and_point(name: str) -> None:
     fig = golab.figure(name)
     for profile in PROFILES:
@@ -122,7 +122,7 @@ def test_saturated_tracks_do_half_their_nominal_work_for_every_S(S: float) -> No
 # -- the quick sweeps --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", list(golab.FIGURES))
+@pytest.mark.parametrize("name", list(golab.SWEEPS))
 def test_quick_sweep_columns_and_curves(quick: dict[str, pd.DataFrame], name: str) -> None:
     fig = golab.figure(name)
     frame = quick[name]

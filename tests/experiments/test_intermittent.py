@@ -17,7 +17,7 @@ from staleness_lab.sweeps.runner import run_grid
 
 
 def test_every_figure_has_a_grid_at_every_profile() -> None:
-    for name, fig in ix.FIGURES.items():
+    for name, fig in ix.SWEEPS.items():
         exp = get_experiment(fig.experiment)
         sizes = []
         for profile in PROFILES:
@@ -100,7 +100,7 @@ def test_optimum_rows_judge_the_heuristics() -> None:
 
 
 def test_quick_grids_run_locally_and_their_verdicts_compute() -> None:
-    frames = {name: run_grid(ix.FIGURES[name].experiment, ix.grid(name, "quick"), runner="local", cache_dir=None,
+    frames = {name: run_grid(ix.SWEEPS[name].experiment, ix.grid(name, "quick"), runner="local", cache_dir=None,
                              progress=False) for name in ("fig7", "fig10", "alg1-loss")}
     table = checks.sweep_checks(frames, "quick")
     by_check = table.set_index("check")

@@ -19,7 +19,7 @@ from staleness_lab.sweeps.runner import run_grid
 
 
 def test_grids_per_profile_carry_the_workflow_digest() -> None:
-    sizes = {name: [len(olston.grid(name, p)) for p in PROFILES] for name in olston.TABLES}
+    sizes = {name: [len(olston.grid(name, p)) for p in PROFILES] for name in olston.SWEEPS}
     assert sizes == {"table5": [12, 36, 60], "table6": [9, 27, 90], "check12": [2, 2, 6], "ablation": [18, 18, 54],
                      "scaling": [7, 7, 21]}
     assert [r["k"] for r in olston.grid("scaling", "standard")] == list(range(2, 9))

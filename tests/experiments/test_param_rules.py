@@ -129,16 +129,16 @@ def _expand(experiment: str, grid: Any) -> int:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_module_grids_expand(profile: str) -> None:
-    for name, fig in golab.FIGURES.items():
+    for name, fig in golab.SWEEPS.items():
         grid = golab.grid(name, profile)
         assert len(expand_grid(get_experiment(fig.experiment), grid)) == golab.points(profile)[name]
     for name, sweep in bx.SWEEPS.items():
         _expand(sweep.experiment, bx.grid(name, profile))
-    for name, fig in ix.FIGURES.items():
+    for name, fig in ix.SWEEPS.items():
         _expand(fig.experiment, ix.grid(name, profile))
         _expand(fig.experiment, ix.grid(name, profile, costmodels="data/costmodels/sf1-p900"))
-    for name in olston.TABLES:
-        _expand(olston.TABLES[name].experiment, olston.grid(name, profile))
+    for name in olston.SWEEPS:
+        _expand(olston.SWEEPS[name].experiment, olston.grid(name, profile))
 
 
 def _notebook_cell(path: Path, marker: str) -> str:

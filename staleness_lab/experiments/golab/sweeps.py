@@ -45,7 +45,7 @@ events, the unlimited-track run comes on top); ``standard`` keeps every point an
 at a shorter horizon (what ``make run`` renders); ``quick`` is a few points over a short
 horizon, for tests. The horizon of a figure is long enough for its profile's event target in
 data arrivals alone (see :data:`SIZING`), so the target is met at every point, however
-overloaded. The figures are :data:`FIGURES`; ``figure(name).run(profile, ...)`` runs one.
+overloaded. The figures are :data:`SWEEPS`; ``figure(name).run(profile, ...)`` runs one.
 """
 
 from __future__ import annotations
@@ -459,7 +459,7 @@ def _grid(name: str) -> Callable[[str], dict[str, Any]]:
     every curve, the profile's utilizations and seeds, the horizon fixed."""
 
     def grid(profile: str) -> dict[str, Any]:
-        fig = FIGURES[name]
+        fig = SWEEPS[name]
         return {
             fig.curve: list(fig.curves),
             "utilization": utilizations(name, profile),
@@ -473,7 +473,7 @@ def _grid(name: str) -> Callable[[str], dict[str, Any]]:
 #: Each figure: its experiment, the parameter that tells its curves apart and the curves, the
 #: paper's claim; the horizon comes from :data:`SIZING`, the utilization axis from
 #: :data:`UTILIZATIONS`.
-FIGURES: dict[str, NamedSweep] = {
+SWEEPS: dict[str, NamedSweep] = {
     f.name: f
     for f in [
         NamedSweep(
@@ -537,7 +537,7 @@ FIGURES: dict[str, NamedSweep] = {
 
 def figure(name: str | int) -> NamedSweep:
     """The figure ``fig4`` ... ``fig11`` (``4`` and ``golab-fig4`` work too)."""
-    return FIGURES[_figure_key(name)]
+    return SWEEPS[_figure_key(name)]
 
 
 def utilizations(name: str, profile: str) -> list[float]:
@@ -550,14 +550,14 @@ def utilizations(name: str, profile: str) -> list[float]:
 
 
 def grid(name: str | int, profile: str) -> dict[str, Any]:
-    """The sweep grid of a figure at a profile (:data:`FIGURES`)."""
+    """The sweep grid of a figure at a profile (:data:`SWEEPS`)."""
     return figure(name).grid(profile)  # type: ignore[return-value]
 
 
 def points(profile: str) -> dict[str, int]:
     """Rows per figure at the profile."""
     out = {}
-    for name in FIGURES:
+    for name in SWEEPS:
         g = grid(name, profile)
         out[name] = len(g[figure(name).curve]) * len(g["utilization"]) * len(g["seed"])
     return out

@@ -23,7 +23,7 @@ Experiments:
   (``status = "unknown"``); ``intermittent-optimum`` compares the schemes with the optimum.
 * ``intermittent-multi``: the 13 queries sharing the executor under LLF/EDF/SJF/RR, with or
   without MinBatch, deadlines from A5 at ``rho`` over the same window or random windows (ρ = 1),
-  a rate profile (FR, VR1-VR4) and δRSF. Figs. 7, 8, 10, 11 are grids of it (:data:`FIGURES`).
+  a rate profile (FR, VR1-VR4) and δRSF. Figs. 7, 8, 10, 11 are grids of it (:data:`SWEEPS`).
 * ``intermittent-alg1-loss``: a seeded random single query (linear or concave costs): Algorithm 1
   against the exact DP.
 * ``intermittent-optimum``: A5 instances (random linear costs, one window) at ρ: every heuristic
@@ -414,7 +414,7 @@ def _uncosted(rows: Callable[[str], list[dict[str, Any]]]) -> Callable[..., list
 
 
 #: The figures by name; ``rows`` take ``costmodels`` (:func:`grid`).
-FIGURES: dict[str, NamedSweep] = {
+SWEEPS: dict[str, NamedSweep] = {
     f.name: f
     for f in [
         NamedSweep("fig6", "intermittent-fig6", "Fig. 6: one query alone, D = we + f·Cost(N)",
@@ -446,9 +446,9 @@ FIGURES: dict[str, NamedSweep] = {
 def grid(name: str, profile: str, costmodels: str = "") -> list[dict[str, Any]]:
     """The explicit parameter rows of a figure at a profile (for ``run_grid``); ``costmodels``
     names measured fits for the figures priced with the paper's cost curves."""
-    if name not in FIGURES:
-        raise InputError("figure", f"must be one of {', '.join(FIGURES)}, got {name!r}")
-    return FIGURES[name].grid(profile, costmodels=costmodels)  # type: ignore[return-value]
+    if name not in SWEEPS:
+        raise InputError("figure", f"must be one of {', '.join(SWEEPS)}, got {name!r}")
+    return SWEEPS[name].grid(profile, costmodels=costmodels)  # type: ignore[return-value]
 
 
 def rate_profiles(n: int = 4500, seed: int = 0) -> pd.DataFrame:

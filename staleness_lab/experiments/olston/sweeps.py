@@ -7,7 +7,7 @@ with their generated inputs, one cost set for every operator, an elastic pool of
 machines, noise ``max(0.1, 1 + Z)``. The paper gives no rates, sizes or costs (digest A4): the
 reproduction matches orderings and ratios, not absolute values.
 
-Grids (:data:`TABLES`, :func:`grid` per profile ``quick`` / ``standard`` / ``full``,
+Grids (:data:`SWEEPS`, :func:`grid` per profile ``quick`` / ``standard`` / ``full``,
 :data:`~staleness_lab.sweeps.named.PROFILES`):
 
 * ``table5``: every workflow under the four scenarios, DP, 1 day / 2 weeks / 10 weeks;
@@ -235,7 +235,7 @@ def _digested(rows: Callable[[str], list[dict[str, Any]]]) -> Callable[[str], li
 
 
 #: The tables and checks by name, each a grid of ``olston-run`` (``scaling``: ``olston-cascade``).
-TABLES: dict[str, NamedSweep] = {
+SWEEPS: dict[str, NamedSweep] = {
     t.name: t
     for t in [
         NamedSweep("table5", "olston-run", "Table 5: the four scenarios, DP",
@@ -261,8 +261,8 @@ def grid(name: str, profile: str) -> list[dict[str, Any]]:
     """The explicit parameter rows of a table at a profile (those of ``olston-run`` each with
     its workflow's digest)."""
     check_profile(profile)
-    check_choice(name, TABLES, "table")
-    return TABLES[name].grid(profile)  # type: ignore[return-value]
+    check_choice(name, SWEEPS, "table")
+    return SWEEPS[name].grid(profile)  # type: ignore[return-value]
 
 
 # -- the spark mode ------------------------------------------------------------------------------
