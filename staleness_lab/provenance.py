@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -164,8 +165,10 @@ def write_parquet_atomic(frame: pd.DataFrame | pa.Table, path: Path, meta: Mappi
     table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
     encoded = {(k.encode() if isinstance(k, str) else k): (v.encode() if isinstance(v, str) else v) for k, v in meta.items()}
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **encoded})
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp: str | None = None
     try:
+        with signals_held():
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             os.fchmod(fd, 0o666 & ~current_umask())
         finally:
@@ -173,9 +176,24 @@ def write_parquet_atomic(frame: pd.DataFrame | pa.Table, path: Path, meta: Mappi
         pq.write_table(table, tmp)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while the block runs and deliver them when it ends (the
+    calling thread's signal mask). Creating a temporary file and binding its name, or swapping a
+    directory into place, then happens as one step: Ctrl-C or SIGTERM cannot land after the file
+    exists but before the code that removes it on an interrupt knows its name (a loaded machine
+    made that window wide enough to leave a ``.NAME.*.tmp`` behind)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextlib.contextmanager
@@ -183,15 +201,20 @@ def building_directory(target: Path) -> Iterator[Path]:
     """A hidden temporary sibling of ``target`` (``.NAME.*.tmp``) to fill: on a clean exit it is
     given the mode a new directory gets (``0o777`` less the umask; ``mkdtemp`` makes it 0700)
     and put in place by :func:`replace_directory`; on any exception (KeyboardInterrupt included)
-    it is removed, and ``target`` is left as it was."""
+    it is removed, and ``target`` is left as it was. The directory's creation and the swap run
+    with signals held (:func:`signals_held`), so an interrupt lands before or after them."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    work: Path | None = None
     try:
+        with signals_held():
+            work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
         yield work
         os.chmod(work, 0o777 & ~current_umask())
-        replace_directory(work, target)
+        with signals_held():
+            replace_directory(work, target)
     except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
         raise
 
 
