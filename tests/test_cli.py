@@ -26,6 +26,7 @@ import yaml
 
 import staleness_lab
 from staleness_lab import load_workload
+import cli_fork
 from example_workloads import BASE, EXAMPLE_YAML
 
 CLI = Path(sys.executable).parent / "staleness-lab"
@@ -53,9 +54,7 @@ NOISY: dict[str, Any] = {
 # helpers
 # --------------------------------------------------------------------------------------------
 def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), *map(str, args)], capture_output=True, text=True, timeout=120, cwd=cwd
-    )
+    return cli_fork.run_cli(args, cwd=cwd)
 
 
 def write_workload(path: Path, data: dict[str, Any] | str) -> Path:

@@ -49,6 +49,7 @@ from staleness_lab.jsonout import dumps
 from staleness_lab.sweeps.registry import MAX_GRID_POINTS, expand_grid
 from staleness_lab.sweeps.sweep import load_grid, sweep_command
 from staleness_lab.tracefiles import write_trace
+import cli_fork
 from hostile_strategies import POLICIES, Document, documents
 
 CLI = Path(sys.executable).parent / "staleness-lab"
@@ -76,9 +77,9 @@ def _env() -> dict[str, str]:
 
 def run_cli(*args: str | Path, cwd: Path, umask: int | None = None,
             timeout: float = CLI_TIMEOUT) -> subprocess.CompletedProcess[str]:
-    """The real console script, with a timeout and the memory limit (and a umask if given)."""
-    return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd,
-                          env=_env(), preexec_fn=_limits(umask))
+    """The console script's entry point in a forked child (:mod:`cli_fork`), with a timeout and
+    the memory limit (and a umask if given)."""
+    return cli_fork.run_cli(args, cwd=cwd, env=_env(), umask=umask, limits={"RLIMIT_AS": MEMORY_LIMIT}, timeout=timeout)
 
 
 def start_cli(*args: str | Path, cwd: Path) -> subprocess.Popen[str]:

@@ -24,6 +24,10 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = REPO / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 QUICK = {"profile": "quick", "runner": "local"}
+#: Seconds a notebook's quick run took in the suite on a quiet 2-core machine: each run is a
+#: pytest-xdist unit of its own, the longest started first (tests/conftest.py).
+QUICK_SECONDS = {"05-intermittent-on-spark": 300, "06-olston-async-workflows": 50, "04-intermittent-queries": 40,
+                 "01-golab-scalable-scheduling": 20, "03-bateni-staleness-stretch": 15}
 
 
 def test_there_are_notebooks() -> None:
@@ -68,6 +72,8 @@ def _run(path: Path, parameters: dict) -> nbformat.NotebookNode:
     return execute_notebook(path, parameters, progress=False)  # papermill, as the report runs it
 
 
+@pytest.mark.parametrize("notebook", [pytest.param(p, id=p.stem, marks=pytest.mark.heavy(QUICK_SECONDS.get(p.stem, 10)))
+                                      for p in NOTEBOOKS])
 def test_executes_with_quick_parameters(notebook: Path) -> None:
     nb = _run(notebook, QUICK)
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
