@@ -194,7 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     wf_run.add_argument("--store", type=Path, metavar="DIR",
                         help="the spark mode's block store (default data/warehouse); a rerun of the same run resumes")
     _workflow_limit_options(wf_run)
-    wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data, "
+    wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data "
+                                                       "(each part's size and SHA-256; only regular files are opened), "
                                                        "and list orphans; exit 1 on damage")
     wf_verify.add_argument("store", metavar="STORE", type=Path, help="a store root or one run's directory")
     wf_verify.add_argument("--json", action="store_true", help="print one strict JSON object")
