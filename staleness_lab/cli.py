@@ -593,6 +593,7 @@ def _workflow_run(args: argparse.Namespace) -> int:
     from staleness_lab.workflows.block_store import check_writable_dir, default_store
     from staleness_lab.workflows.load import load_workflow
     from staleness_lab.workflows.sim import TRACE_FRAMES, RunConfig, block_store, options_from, run
+    from staleness_lab.workflows.store_lock import store_lock
 
     pairs: dict[str, str] = {}
     for item in args.option:
@@ -611,13 +612,15 @@ def _workflow_run(args: argparse.Namespace) -> int:
     if args.trace_out is not None:
         check_trace_dir(args.trace_out, "--trace-out", tuple(f"{name}.parquet" for name in TRACE_FRAMES))
     workflow = load_workflow(args.file, limits=limits)
-    rows = None
     if config.mode == "spark":
-        block_store(workflow, config, config.horizon or workflow.horizon).check()  # before Spark starts
-        from staleness_lab.spark.workflows.executor import spark_rows
+        store = block_store(workflow, config, config.horizon or workflow.horizon)
+        store.check()  # before Spark starts
+        with store_lock(store.root):  # one writer per store, refused before Spark starts
+            from staleness_lab.spark.workflows.executor import spark_rows
 
-        rows = spark_rows
-    result = run(workflow, config, rows)
+            result = run(workflow, config, spark_rows)
+    else:
+        result = run(workflow, config)
     summary = result.summary
     if args.trace_out is not None:
         meta = {b"staleness_lab.workflow_sha256": summary["workflow_sha256"].encode(),

@@ -1,7 +1,7 @@
 """The block store's integrity through the command line (issue #53): each data part's size and
 SHA-256 in its manifest, recomputed by ``workflow verify`` (one flipped byte is damage) and by a
 resumed run before it reuses a block; only regular files opened (a FIFO never blocks, a link is
-never followed or removed). Each case in a temporary directory whose files
+never followed or removed); one writer per store. Each case in a temporary directory whose files
 are compared byte for byte afterwards. No Spark: every refusal here comes before Spark starts
 (the spark mode's signals and two real runs are in tests/spark/test_workflows_spark_mode.py)."""
 
@@ -11,6 +11,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from staleness_lab.workflows.blocks import BASE, Block
 from staleness_lab.workflows.load import load_workflow
 from staleness_lab.workflows.provenance import prov
 from staleness_lab.workflows.sim import RunConfig, block_store
+from staleness_lab.workflows.store_lock import LOCK_FILE, store_lock
 
 from tests.test_hostile_inputs import one_error_line, run_cli
 from tests.workflows.test_block_store import _commit_two, _store, _writer
@@ -180,3 +183,53 @@ def test_resume_never_follows_a_link_out_of_the_store(where: str, resumable: tup
     link.symlink_to(target)
     _resume_refused(path, store, tmp_path, "symbolic link")
     assert (tmp_path / "outside" / "precious.txt").read_bytes() == b"keep me\n" and link.is_symlink()
+
+
+# -- one writer per store -------------------------------------------------------------------------
+HOLD = ("import sys, time; from pathlib import Path; from staleness_lab.workflows.store_lock import store_lock\n"
+        "with store_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(600)\n")
+
+
+def _holder(store: Path) -> subprocess.Popen[str]:
+    """A process holding ``store``'s lock (it has said so when this returns)."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(store)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+    return proc
+
+
+def test_a_second_writer_is_refused_naming_the_holder_and_a_killed_holder_blocks_no_one(
+        resumable: tuple[Path, BlockStore, str], tmp_path: Path) -> None:
+    path, store, _ = resumable
+    holder = _holder(store.root)
+    try:
+        _resume_refused(path, store, tmp_path, f"is in use by another run (pid {holder.pid}, started '")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert json.loads((store.root / LOCK_FILE).read_text())["pid"] == holder.pid  # left behind by the SIGKILL
+    with store_lock(store.root):  # the OS released it with the process
+        assert json.loads((store.root / LOCK_FILE).read_text())["pid"] == os.getpid()
+
+
+def test_the_lock_is_reentrant_within_a_process_only(tmp_path: Path) -> None:
+    with store_lock(tmp_path / "store"), store_lock(tmp_path / "store"):
+        probe = subprocess.run([sys.executable, "-c", HOLD, str(tmp_path / "store")], capture_output=True, text=True,
+                               timeout=60)
+        assert probe.returncode == 1 and "is in use by another run (pid " in probe.stderr.splitlines()[-1]
+    holder = _holder(tmp_path / "store")  # released by both exits
+    holder.kill()
+    holder.wait()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link"])
+def test_a_lock_file_that_is_not_a_regular_file_is_refused(kind: str, resumable: tuple[Path, BlockStore, str],
+                                                           tmp_path: Path) -> None:
+    path, store, _ = resumable
+    lock = store.root / LOCK_FILE
+    if kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        (tmp_path / "target.txt").write_text("keep me\n", encoding="utf-8")
+        lock.symlink_to(tmp_path / "target.txt")
+    _resume_refused(path, store, tmp_path, "a FIFO: the store's lock file must be a regular file" if kind == "fifo"
+                    else "cannot open the store's lock file (Too many levels of symbolic links)")
