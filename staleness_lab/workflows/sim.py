@@ -211,7 +211,7 @@ def run(workflow: Workflow, config: RunConfig = RunConfig(), rows: MakeRows | No
     mode's blocks (required by the spark mode: :func:`staleness_lab.spark.workflows.executor.spark_rows`).
     A spark-mode run holds its store's lock throughout (:func:`~.store_lock.store_lock`: one
     writer per store)."""
-    if config.mode != "spark":
+    if config.mode != "spark" or rows is None:  # no store written (the loop refuses a spark run without rows)
         return _Loop(workflow, config, rows).run()
     with store_lock(config.store or default_store()):
         return _Loop(workflow, config, rows).run()
