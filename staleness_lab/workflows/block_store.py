@@ -184,12 +184,15 @@ class BlockStore:
         (:func:`~staleness_lab.paths.path_within`: no link inside the store leads out) and it
         is, or can be created as, a writable directory; a run to resume is checked whole
         (:meth:`_check_resumable`)."""
+        self._check_paths()
+        if os.path.lexists(self.dir / RUN_FILE):
+            self._check_resumable()
+
+    def _check_paths(self) -> None:
         safe_name(self.workflow, "name")
         safe_name(self.name, "run")
         path_within(self.root, self.dir, "--store")
         check_writable_dir(self.dir, "--store")
-        if os.path.lexists(self.dir / RUN_FILE):
-            self._check_resumable()
 
     def _check_resumable(self) -> list[Path]:
         """A run directory to resume: its ``run.json`` equals this run's, its layout holds no
@@ -232,8 +235,10 @@ class BlockStore:
     def open(self) -> bool:
         """Check the store (:meth:`check`), then create the run's directory, or resume it: True
         when a ``run.json`` was there (it must equal this run's, else bad input) and the
-        orphans it left were removed."""
-        self.check()
+        orphans it left were removed. A resume is checked here again (once: by
+        :meth:`remove_orphans`), since the store may have changed since a caller's check
+        before Spark started."""
+        self._check_paths()
         if os.path.lexists(self.dir / RUN_FILE):
             self.remove_orphans()
             return True
