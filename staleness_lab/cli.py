@@ -7,6 +7,7 @@ breaks), never a traceback, and nothing written under ``--trace-out``.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import subprocess
@@ -245,8 +246,29 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so every ``finally`` removes its temporary files."""
 
 
+def _stop(stop: type[KeyboardInterrupt]) -> NoReturn:
+    """End the command on a signal: logging is switched off first, since a library interrupted
+    in a call logs it with a traceback on the way out (py4j: "KeyboardInterrupt while sending
+    command"), and the one line ``main`` prints is all the signal is to say."""
+    logging.disable(logging.CRITICAL)
+    raise stop()
+
+
 def _on_sigterm(signum: int, frame: object) -> NoReturn:
-    raise _Terminated()
+    _stop(_Terminated)
+
+
+def _on_sigint(signum: int, frame: object) -> NoReturn:
+    _stop(KeyboardInterrupt)
+
+
+def _after_spark_started(before: Any) -> None:
+    """Take SIGINT back once Spark runs (``before``: its handler before): Spark's context
+    installs one that cancels the jobs with another call into the JVM before raising, whose
+    failure then adds tracebacks. The JVM's jobs end with the process (pyspark kills its
+    gateway at exit), and the block store's commit removes its temporaries on the way out. A
+    SIGINT ignored before (a background job) stays ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN if before == signal.SIG_IGN else _on_sigint)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         args = build_parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous_int = signal.getsignal(signal.SIGINT)
     try:
         return _COMMANDS[args.command](args)
     except InputError as err:
@@ -273,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None:
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -616,8 +641,12 @@ def _workflow_run(args: argparse.Namespace) -> int:
         store = block_store(workflow, config, config.horizon or workflow.horizon)
         store.check()  # before Spark starts
         with store_lock(store.root):  # one writer per store, refused before Spark starts
+            from staleness_lab.spark.session import get_spark
             from staleness_lab.spark.workflows.executor import spark_rows
 
+            before = signal.getsignal(signal.SIGINT)
+            get_spark()
+            _after_spark_started(before)
             result = run(workflow, config, spark_rows)
     else:
         result = run(workflow, config)
