@@ -268,3 +268,39 @@ def test_a_second_run_on_the_store_exits_2_naming_the_first(uninterrupted: tuple
         stdout, stderr = first.communicate(timeout=600)
     assert first.returncode == 0 and json.loads(stdout)["status"] == "ok", stderr[-2000:]
     assert _manifests(store) == expected
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux's /proc)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                    found.append(int(entry.name))
+            except (OSError, IndexError):
+                continue
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="child processes are found in Linux's /proc")
+def test_a_signal_while_spark_starts_leaves_no_jvm(tmp_path: Path) -> None:
+    """Ctrl-C while the driver JVM starts (its process exists, the run's store is not opened
+    yet): one line, and the JVM does not outlive the command (pyspark's launcher left it
+    running, idle, holding its memory)."""
+    wf = _workflow_file(tmp_path)
+    store = tmp_path / "store"
+    children: list[int] = []
+    with ended(start_cli(*_console(wf, store), cwd=tmp_path, limit_memory=False)) as proc:
+        _wait(proc, lambda: bool(children.extend(_children(proc.pid)) or children), "the driver JVM's start")
+        assert not (store / "feedback-prioritization").exists(), "the run had started: the signal came too late"
+        stopped_by(proc, signal.SIGINT, 2 * STOPPED_WITHIN)
+    assert [pid for pid in children if _running(pid)] == []
