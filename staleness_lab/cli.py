@@ -7,6 +7,7 @@ breaks), never a traceback, and nothing written under ``--trace-out``.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import subprocess
@@ -194,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     wf_run.add_argument("--store", type=Path, metavar="DIR",
                         help="the spark mode's block store (default data/warehouse); a rerun of the same run resumes")
     _workflow_limit_options(wf_run)
-    wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data, "
+    wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data "
+                                                       "(each part's size and SHA-256; only regular files are opened), "
                                                        "and list orphans; exit 1 on damage")
     wf_verify.add_argument("store", metavar="STORE", type=Path, help="a store root or one run's directory")
     wf_verify.add_argument("--json", action="store_true", help="print one strict JSON object")
@@ -244,8 +246,29 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so every ``finally`` removes its temporary files."""
 
 
+def _stop(stop: type[KeyboardInterrupt]) -> NoReturn:
+    """End the command on a signal: logging is switched off first, since a library interrupted
+    in a call logs it with a traceback on the way out (py4j: "KeyboardInterrupt while sending
+    command"), and the one line ``main`` prints is all the signal is to say."""
+    logging.disable(logging.CRITICAL)
+    raise stop()
+
+
 def _on_sigterm(signum: int, frame: object) -> NoReturn:
-    raise _Terminated()
+    _stop(_Terminated)
+
+
+def _on_sigint(signum: int, frame: object) -> NoReturn:
+    _stop(KeyboardInterrupt)
+
+
+def _after_spark_started(before: Any) -> None:
+    """Take SIGINT back once Spark runs (``before``: its handler before): Spark's context
+    installs one that cancels the jobs with another call into the JVM before raising, whose
+    failure then adds tracebacks. The JVM's jobs end with the process (pyspark kills its
+    gateway at exit), and the block store's commit removes its temporaries on the way out. A
+    SIGINT ignored before (a background job) stays ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN if before == signal.SIG_IGN else _on_sigint)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -255,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         args = build_parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous_int = signal.getsignal(signal.SIGINT)
     try:
         return _COMMANDS[args.command](args)
     except InputError as err:
@@ -272,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None:
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -592,6 +618,7 @@ def _workflow_run(args: argparse.Namespace) -> int:
     from staleness_lab.workflows.block_store import check_writable_dir, default_store
     from staleness_lab.workflows.load import load_workflow
     from staleness_lab.workflows.sim import TRACE_FRAMES, RunConfig, block_store, options_from, run
+    from staleness_lab.workflows.store_lock import store_lock
 
     pairs: dict[str, str] = {}
     for item in args.option:
@@ -610,13 +637,19 @@ def _workflow_run(args: argparse.Namespace) -> int:
     if args.trace_out is not None:
         check_trace_dir(args.trace_out, "--trace-out", tuple(f"{name}.parquet" for name in TRACE_FRAMES))
     workflow = load_workflow(args.file, limits=limits)
-    rows = None
     if config.mode == "spark":
-        block_store(workflow, config, config.horizon or workflow.horizon).check()  # before Spark starts
-        from staleness_lab.spark.workflows.executor import spark_rows
+        store = block_store(workflow, config, config.horizon or workflow.horizon)
+        store.check()  # before Spark starts
+        with store_lock(store.root):  # one writer per store, refused before Spark starts
+            from staleness_lab.spark.session import get_spark
+            from staleness_lab.spark.workflows.executor import spark_rows
 
-        rows = spark_rows
-    result = run(workflow, config, rows)
+            before = signal.getsignal(signal.SIGINT)
+            get_spark()
+            _after_spark_started(before)
+            result = run(workflow, config, spark_rows)
+    else:
+        result = run(workflow, config)
     summary = result.summary
     if args.trace_out is not None:
         meta = {b"staleness_lab.workflow_sha256": summary["workflow_sha256"].encode(),

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from cli_signals import ended, stopped_by
+
 #: A child that runs :func:`staleness_lab.launch.main` with the import of ``staleness_lab.cli``
 #: held open (a finder that says "loading" and then sleeps), so the signal lands mid-import.
 CHILD = """
@@ -26,20 +28,12 @@ raise SystemExit(main())
 """
 
 
-@pytest.mark.parametrize(("sig", "code", "line"), [(signal.SIGINT, 130, "staleness-lab: interrupted"),
-                                                   (signal.SIGTERM, 143, "staleness-lab: terminated")],
-                         ids=["SIGINT", "SIGTERM"])
-def test_a_signal_while_the_command_line_loads_is_one_line(sig: signal.Signals, code: int, line: str) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_command_line_loads_is_one_line(sig: signal.Signals) -> None:
+    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with ended(child) as proc:
         assert proc.stdout is not None and proc.stdout.readline() == "loading\n"
-        proc.send_signal(sig)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert (proc.returncode, stderr, stdout) == (code, line + "\n", "")
+        stopped_by(proc, sig, 60)
 
 
 def test_importing_the_package_loads_no_pandas_until_a_name_is_used() -> None:

@@ -31,6 +31,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -195,13 +196,42 @@ def get_spark(master: str | None = None, *, shuffle_partitions: int | None = Non
         for key, value in conf.items():
             builder = builder.config(key, str(value))
         with _jvm_output_to_log() as log:
+            before = _children()
             try:
-                session = builder.getOrCreate()
+                try:
+                    session = builder.getOrCreate()
+                except BaseException:
+                    _kill(_children() - before)
+                    raise
             except Exception as err:
                 raise RuntimeError(f"Spark did not start ({err}); the JVM said:\n{_tail(log)}") from err
         session.sparkContext.setLogLevel("ERROR")
         _session = session
         return session
+
+
+def _children() -> set[int]:
+    """This process's child processes (Linux's ``/proc``; none found elsewhere)."""
+    me = str(os.getpid())
+    found = set()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, IndexError):
+                    with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
+                        if f.read().rsplit(")", 1)[1].split()[1] == me:  # the field after the state: the parent
+                            found.add(int(entry.name))
+    return found
+
+
+def _kill(pids: set[int]) -> None:
+    """End the driver JVM of a start cut short (Ctrl-C, SIGTERM or a failure while it was
+    starting): pyspark's gateway launcher leaves it running when interrupted before the JVM has
+    connected back, and it then outlives this process, idle, holding its memory."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 def jvm_log_path() -> Path:

@@ -100,6 +100,7 @@ from staleness_lab.workflows.provenance import Provenance, Validity, apply, fmt,
 from staleness_lab.workflows.rows import apply_delta
 from staleness_lab.workflows.schedule import Scheduler
 from staleness_lab.workflows.size import check_arrivals
+from staleness_lab.workflows.store_lock import store_lock
 
 #: Machines of the elastic pool: an invocation lasts cost / P hours (digest §3 [D]).
 PARALLELISM = 1000.0
@@ -207,8 +208,13 @@ class _Running:
 
 def run(workflow: Workflow, config: RunConfig = RunConfig(), rows: MakeRows | None = None) -> RunResult:
     """Run ``workflow`` under ``config`` (module docstring); ``rows`` makes the rows of a data
-    mode's blocks (required by the spark mode: :func:`staleness_lab.spark.workflows.executor.spark_rows`)."""
-    return _Loop(workflow, config, rows).run()
+    mode's blocks (required by the spark mode: :func:`staleness_lab.spark.workflows.executor.spark_rows`).
+    A spark-mode run holds its store's lock throughout (:func:`~.store_lock.store_lock`: one
+    writer per store)."""
+    if config.mode != "spark" or rows is None:  # no store written (the loop refuses a spark run without rows)
+        return _Loop(workflow, config, rows).run()
+    with store_lock(config.store or default_store()):
+        return _Loop(workflow, config, rows).run()
 
 
 class _Loop:

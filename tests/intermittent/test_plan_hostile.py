@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
+from cli_signals import ended, stopped_by
 from test_hostile_inputs import CLI_TIMEOUT, hidden, one_error_line, run_cli, start_cli
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -210,7 +211,6 @@ def test_workers_are_bounded(command: str, workers: str, tmp_path: Path) -> None
 # --------------------------------------------------------------------------------------------
 # 4. signals during the solve
 # --------------------------------------------------------------------------------------------
-STOPS = {signal.SIGINT: (130, "staleness-lab: interrupted"), signal.SIGTERM: (143, "staleness-lab: terminated")}
 #: Seconds the solve is given before the signal: the command's import, loading and hint take a
 #: few seconds on a loaded machine; the solve itself is given minutes (--time-limit).
 SOLVING_AFTER = 12.0
@@ -262,21 +262,11 @@ def test_a_signal_stops_the_solve_at_once(command: str, sig: signal.Signals, tmp
     else:
         args = ("optimum", hard_workload(tmp_path), "--time-limit", "300", "--workers", "2", "--json")
     before = sorted(p.name for p in tmp_path.iterdir())
-    proc = start_cli(*args, cwd=tmp_path)
-    try:
+    with ended(start_cli(*args, cwd=tmp_path)) as proc:
         time.sleep(SOLVING_AFTER)
         assert proc.poll() is None, "the command ended before the signal"
         assert _threads(proc.pid) >= 3, "no CP-SAT worker threads: the solve had not started"
-        proc.send_signal(sig)
-        signalled = time.monotonic()
-        stdout, stderr = proc.communicate(timeout=2 * CLI_TIMEOUT)
-        stopped = time.monotonic() - signalled
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    code, message = STOPS[sig]
-    assert (proc.returncode, stderr, stdout) == (code, message + "\n", "")
+        stopped = stopped_by(proc, sig, 2 * CLI_TIMEOUT)
     assert stopped < STOPPED_WITHIN, stopped
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == before and hidden(tmp_path) == []

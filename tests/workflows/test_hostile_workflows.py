@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from staleness_lab.paths import MAX_NAME_CHARS, UNSAFE_CHARS, name_problem, path
 from staleness_lab.workflows.block_store import BlockStore
 from staleness_lab.workflows.load import workflow_from_dict
 from staleness_lab.workflows.size import MAX_LAYOUT, MAX_OPERATORS, WorkflowLimits
+from staleness_lab.workflows.store_files import kind
 
 from tests.test_hostile_inputs import one_error_line, run_cli
 
@@ -53,15 +55,17 @@ BASE: dict[str, Any] = {
 }
 
 
-def tree(directory: Path) -> dict[str, bytes | None]:
-    """Every entry under ``directory``: a file's bytes, None for a directory (links not followed)."""
-    out: dict[str, bytes | None] = {}
+def tree(directory: Path) -> dict[str, bytes | str | None]:
+    """Every entry under ``directory``: a regular file's bytes, a link's target (``-> target``),
+    what any other file is (a FIFO is never opened), None for a directory (links not followed)."""
+    out: dict[str, bytes | str | None] = {}
     for root, dirs, files in os.walk(directory):
-        for name in dirs:
-            out[os.path.relpath(os.path.join(root, name), directory)] = None
-        for name in files:
+        for name in (*dirs, *files):
             path = Path(root, name)
-            out[os.path.relpath(path, directory)] = path.read_bytes() if not path.is_symlink() else b"->link"
+            mode = path.lstat().st_mode
+            out[os.path.relpath(path, directory)] = (
+                path.read_bytes() if stat.S_ISREG(mode) else f"-> {os.readlink(path)}" if stat.S_ISLNK(mode)
+                else None if stat.S_ISDIR(mode) else kind(mode))
     return out
 
 
@@ -358,7 +362,8 @@ def test_resume_never_removes_outside_the_store(tmp_path: Path) -> None:
     (elsewhere / ".hidden").write_text("keep\n", encoding="utf-8")
     (root / "wf" / "r" / "pages").symlink_to(elsewhere)
     before = tree(elsewhere)
-    with pytest.raises(InputError, match="--store: .* outside"):
+    with pytest.raises(InputError, match="--store: .*pages is a symbolic link, not a directory, where a channel "
+                                         "directory should be: a resumed run neither follows nor removes it"):
         BlockStore(root, "wf", "r", {"seed": 0}).open()
     assert tree(elsewhere) == before
 

@@ -25,7 +25,8 @@ experiment's spark runs), so the loop itself imports no Spark:
 
 **Resume.** Ids are deterministic (:func:`~staleness_lab.workflows.block_store.block_id`), so a
 rerun with the same ``run.json`` replays the loop and, where an output's manifest exists,
-reads the committed block instead of writing it again.
+reads the committed block instead of writing it again (every committed block's parts were
+checked against their checksums when the store opened: a damaged block is never read).
 """
 
 from __future__ import annotations

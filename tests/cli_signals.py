@@ -1,0 +1,38 @@
+"""Stopping a command-line process with a signal in a test: the exit every command owes Ctrl-C
+and SIGTERM (130 / 143, one line on stderr, nothing on stdout), and no process left behind when
+a test fails half-way."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: The exit status and the one stderr line of a command stopped by each signal.
+STOPS = {signal.SIGINT: (130, "staleness-lab: interrupted"), signal.SIGTERM: (143, "staleness-lab: terminated")}
+
+
+@contextmanager
+def ended(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``proc`` for the block, killed (and reaped) at its end if it is still running."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def stopped_by(proc: subprocess.Popen[str], sig: signal.Signals, timeout: float) -> float:
+    """Send ``sig`` to ``proc`` and wait up to ``timeout`` seconds for its end; assert the exit
+    :data:`STOPS` names, exactly, with nothing on stdout. Returns the seconds from the signal
+    to the end."""
+    proc.send_signal(sig)
+    signalled = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=timeout)
+    stopped = time.monotonic() - signalled
+    code, message = STOPS[sig]
+    assert (proc.returncode, stderr, stdout) == (code, message + "\n", ""), stderr[-3000:]
+    return stopped
