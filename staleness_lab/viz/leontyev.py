@@ -1,6 +1,7 @@
 """Figures for Leontyev et al.'s AUS (digest ``shared/specs/leontyev-aus.md``, §5): the gap
 G(V_k, t) = TE − F of Fig. 9 per table, AUS's mode log as a timeline, and a schedule with its
-recovery-mode intervals shaded (Examples 8-10).
+recovery-mode intervals shaded (Examples 8-10), and the staleness curves with each table's bound
+A(V_k) drawn over them (a bound whose preconditions are unmet drawn apart, with the reason).
 
 They draw frames the traces and experiments already hold; nothing is computed beyond joining a
 table's mode switches into intervals.
@@ -8,6 +9,7 @@ table's mode switches into intervals.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -15,7 +17,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from staleness_lab.sim.trace import Trace
-from staleness_lab.viz.figures import _TEMPLATE_STACK, TIME_TITLE, _colors, _figure, _markup, _require_columns, gantt
+from staleness_lab.theory.records import CheckRecord
+from staleness_lab.viz.figures import (_TEMPLATE_STACK, TIME_TITLE, _colors, _figure, _markup, _require_columns, gantt,
+                                       staleness_curves)
 
 #: The gap axis (Fig. 9's metric).
 GAP_TITLE = "gap G = TE − F (time units)"
@@ -102,4 +106,44 @@ def gantt_with_modes(trace: Trace, window: tuple[float, float] | None = None) ->
         for table, start, end in recovery_intervals(modes, trace.workload.horizon).itertuples(index=False):
             fig.add_vrect(x0=start, x1=end, fillcolor=RECOVERY_FILL, line_width=0, layer="below",
                           annotation_text=f"{_markup(table)} in recovery", annotation_position="top left")
+    return fig
+
+
+#: A bound line whose preconditions this run does not meet: grey and dotted, never as holding.
+UNMET_COLOR = "#7f7f7f"
+
+
+def _bound_label(record: CheckRecord, symbol: str) -> tuple[str, str]:
+    """(legend name, reason beside it) of one record's bound line: the verdict when every
+    precondition is met, else the first unmet precondition's name and why."""
+    head = f"{symbol}({record.table}) = {record.bound:.4g}"
+    if record.preconditions_met:
+        return f"{head}: {'holds' if record.holds else 'VIOLATED'}", ""
+    unmet = next(p for p in record.preconditions if not p.met)
+    return f"{head}: not a bound here ({unmet.name} unmet)", f"{unmet.name}: {unmet.why}"
+
+
+def staleness_with_bounds(trace: Trace, records: Sequence[CheckRecord], *, claim: str = "staleness",
+                          symbol: str = "A") -> go.Figure:
+    """:func:`~staleness_lab.viz.figures.staleness_curves` of ``trace`` with each ``claim``
+    record's bound (Definition 13's A(V_k) by default) as a horizontal line over its table's
+    curve: dashed in the table's colour when every precondition is met (the legend says holds or
+    VIOLATED), grey and dotted when one is unmet, with that precondition's name and reason in the
+    legend and on hover, so an unmet bound is never drawn as holding."""
+    fig = staleness_curves(trace)
+    colors = _colors([t.name for t in trace.workload.tables])
+    horizon = float(trace.workload.horizon)
+    for record in records:
+        if record.claim != claim or record.bound is None or not math.isfinite(record.bound):
+            continue
+        name, reason = _bound_label(record, symbol)
+        met = record.preconditions_met
+        fig.add_trace(go.Scatter(
+            x=[0.0, horizon], y=[record.bound, record.bound], mode="lines", name=_markup(name),
+            line=dict(color=colors.get(str(record.table), UNMET_COLOR) if met else UNMET_COLOR,
+                      dash="dash" if met else "dot", width=2 if met else 1.5),
+            hovertemplate=f"{_markup(name)}<br>{_markup(reason) or record.theorem}<extra></extra>",
+            meta={"table": record.table, "preconditions_met": met, "holds": record.holds, "reason": reason},
+        ))
+    fig.update_layout(title=dict(text=f"Staleness under {_markup(trace.policy)} with the bounds {symbol}(V_k)"))
     return fig
