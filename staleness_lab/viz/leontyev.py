@@ -123,27 +123,57 @@ def _bound_label(record: CheckRecord, symbol: str) -> tuple[str, str]:
     return f"{head}: not a bound here ({unmet.name} unmet)", f"{unmet.name}: {unmet.why}"
 
 
-def staleness_with_bounds(trace: Trace, records: Sequence[CheckRecord], *, claim: str = "staleness",
-                          symbol: str = "A") -> go.Figure:
-    """:func:`~staleness_lab.viz.figures.staleness_curves` of ``trace`` with each ``claim``
-    record's bound (Definition 13's A(V_k) by default) as a horizontal line over its table's
-    curve: dashed in the table's colour when every precondition is met (the legend says holds or
-    VIOLATED), grey and dotted when one is unmet, with that precondition's name and reason in the
-    legend and on hover, so an unmet bound is never drawn as holding."""
+def _bound_line(record: CheckRecord, symbol: str, x: list[float], y: list[float], color: str) -> go.Scatter:
+    """One record's bound as a line through (x, y): dashed in ``color`` when every precondition
+    is met, grey and dotted otherwise; the legend says holds / VIOLATED / which precondition is
+    unmet, the hover adds why, and ``meta`` keeps the table, the verdict and the reason."""
+    name, reason = _bound_label(record, symbol)
+    met = record.preconditions_met
+    return go.Scatter(
+        x=x, y=y, mode="lines", name=_markup(name),
+        line=dict(color=color if met else UNMET_COLOR, dash="dash" if met else "dot", width=2 if met else 1.5),
+        hovertemplate=f"{_markup(name)}<br>{_markup(reason) or _markup(record.theorem)}<extra></extra>",
+        meta={"table": record.table, "claim": record.claim, "preconditions_met": met, "holds": record.holds,
+              "reason": reason},
+    )
+
+
+def _drawn(records: Sequence[CheckRecord], claim: str) -> list[CheckRecord]:
+    return [r for r in records if r.claim == claim and r.bound is not None and math.isfinite(r.bound)]
+
+
+def staleness_with_bounds(trace: Trace, records: Sequence[CheckRecord]) -> go.Figure:
+    """:func:`~staleness_lab.viz.figures.staleness_curves` of ``trace`` with, from the check's
+    ``records``, each table's staleness bound A(V_k) (Definition 13) as a horizontal line over its
+    curve and each recovery's Theorem 4 deadline t_0 + x_k as a vertical line (:func:`_bound_line`:
+    an unmet precondition is drawn grey and dotted with its name and reason, never as holding)."""
     fig = staleness_curves(trace)
     colors = _colors([t.name for t in trace.workload.tables])
     horizon = float(trace.workload.horizon)
-    for record in records:
-        if record.claim != claim or record.bound is None or not math.isfinite(record.bound):
-            continue
-        name, reason = _bound_label(record, symbol)
-        met = record.preconditions_met
+    for r in _drawn(records, "staleness"):
+        fig.add_trace(_bound_line(r, "A", [0.0, horizon], [r.bound, r.bound], colors.get(str(r.table), UNMET_COLOR)))
+    top = max((float(v) for v in trace.max_staleness), default=1.0)
+    for r in _drawn(records, "recovery-time"):
+        t = r.window[0] + r.bound if r.window is not None else math.nan
+        fig.add_trace(_bound_line(r, "x", [t, t], [0.0, top], colors.get(str(r.table), UNMET_COLOR)))
+    fig.update_layout(title=dict(text=f"Staleness under {_markup(trace.policy)}: bounds A(V_k), recoveries by t_0 + x_k"))
+    return fig
+
+
+def response_with_bounds(trace: Trace, records: Sequence[CheckRecord]) -> go.Figure:
+    """Each job's response time f - r (a marker at its finish, one colour per table) with each
+    table's Lemma 1 bound Theta_k from the ``response-time`` records drawn as :func:`_bound_line`."""
+    fig = _figure(f"Response times under {_markup(trace.policy)} and the bounds Θ_k", TIME_TITLE,
+                  "response time f − r (time units)", legend_title_text="table")
+    colors = _colors([t.name for t in trace.workload.tables])
+    jobs = trace.jobs
+    for name, color in colors.items():
+        mine = jobs[jobs["table"] == name]
         fig.add_trace(go.Scatter(
-            x=[0.0, horizon], y=[record.bound, record.bound], mode="lines", name=_markup(name),
-            line=dict(color=colors.get(str(record.table), UNMET_COLOR) if met else UNMET_COLOR,
-                      dash="dash" if met else "dot", width=2 if met else 1.5),
-            hovertemplate=f"{_markup(name)}<br>{_markup(reason) or record.theorem}<extra></extra>",
-            meta={"table": record.table, "preconditions_met": met, "holds": record.holds, "reason": reason},
-        ))
-    fig.update_layout(title=dict(text=f"Staleness under {_markup(trace.policy)} with the bounds {symbol}(V_k)"))
+            x=mine["finish"].to_numpy(dtype=float), y=(mine["finish"] - mine["release"]).to_numpy(dtype=float),
+            mode="markers", name=_markup(name), marker=dict(color=color, size=5),
+            hovertemplate=f"<b>{_markup(name)}</b><br>finish %{{x:.4g}}<br>f − r %{{y:.4g}}<extra></extra>"))
+    horizon = float(trace.workload.horizon)
+    for r in _drawn(records, "response-time"):
+        fig.add_trace(_bound_line(r, "Θ", [0.0, horizon], [r.bound, r.bound], colors.get(str(r.table), UNMET_COLOR)))
     return fig

@@ -2,9 +2,11 @@
 
 AUS or GEDF-NP on a task set with one outage of length lambda on a feed: the run is checked by
 :func:`staleness_lab.api.check` (the bounds Y_i, Theta_k, A(V_k) and x_k come from ``theory/``
-through its records), the staleness bound A(V_k) is drawn over each table's curve
-(:func:`staleness_lab.viz.staleness_with_bounds`: a bound whose preconditions are unmet is drawn
-apart, with the precondition's name and reason) and every record is listed with its verdict.
+through its records): A(V_k) over each table's staleness curve with each recovery's t_0 + x_k,
+Theta_k over the jobs' response times (:func:`staleness_lab.viz.staleness_with_bounds`,
+:func:`staleness_lab.viz.response_with_bounds`: a bound whose preconditions are unmet is drawn
+apart, with the precondition's name and reason) and every record listed with its verdict (Y_i
+among them).
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ class BoundExplorer(Explorer):
     ``.controls``: ``policy``, ``tracks``, ``horizon``, ``outage_feed`` (none: the workload's
     own outages), ``outage_start``, ``outage_length`` (lambda; 0: no outage on that feed) and
     ``recovery_rule`` (AUS); ``.summary`` is :meth:`~staleness_lab.api.CheckReport.to_json` of
-    the check shown; ``.figures``: ``staleness`` (the curves with A(V_k)) and ``gantt`` (the
-    schedule with AUS's recovery modes shaded).
+    the check shown; ``.figures``: ``staleness`` (the curves with A(V_k) and each recovery's
+    t_0 + x_k), ``response`` (each job's f - r with Theta_k) and ``gantt`` (the schedule with
+    AUS's recovery modes shaded).
     """
 
     def __init__(self, workload: Workload | str | Path | dict[str, Any], *, policy: str = "aus",
@@ -71,7 +74,7 @@ class BoundExplorer(Explorer):
                     "outage_start": slider(0.3 * span, 0.0, span, "outage start"),
                     "outage_length": slider(0.15 * span, 0.0, 0.5 * span, "outage length λ"),
                     "recovery_rule": choice(RULES, "single", "AUS recovery periods")}
-        super().__init__(controls, [["staleness"], ["gantt"]])
+        super().__init__(controls, [["staleness"], ["response"], ["gantt"]])
 
     def arguments(self) -> tuple[dict[str, Any], str, dict[str, Any], dict[str, Any]]:
         """(workload mapping, policy, options, overrides): what :meth:`compute` hands
@@ -92,6 +95,7 @@ class BoundExplorer(Explorer):
         doc, policy, options, overrides = self.arguments()
         report = check(doc, policy, options=options, **overrides)
         figures = {"staleness": viz.staleness_with_bounds(report.trace, report.records),
+                   "response": viz.response_with_bounds(report.trace, report.records),
                    "gantt": viz.gantt_with_modes(report.trace)}
         recoveries = sum(1 for r in report.records if r.theorem == T4)
         counts = report.summary()
