@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from staleness_lab.viz.figures import _TEMPLATE_STACK, COLORWAY, _markup, _require_columns
+from staleness_lab.viz.figures import COLORWAY, _markup, _require_columns, blank
 
 #: The difference bars: the right policy fresher (negative) or staler (positive) than the left.
 BETTER, WORSE = "#2ca02c", "#d62728"
@@ -22,7 +22,7 @@ def duel_difference(frame: pd.DataFrame, left: str, right: str) -> go.Figure:
     ``frame``: ``table``, ``left``, ``right``, ``difference`` (:attr:`~staleness_lab.api.Duel.difference`)."""
     _require_columns(frame, ["table", "left", "right", "difference"])
     tables = [str(t) for t in frame["table"]]
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12, figure=blank(),
                         subplot_titles=["weighted staleness per table", f"difference {_markup(right)} − {_markup(left)}"])
     for column, label, color in (("left", left, COLORWAY[0]), ("right", right, COLORWAY[1])):
         fig.add_trace(go.Bar(x=tables, y=frame[column].to_numpy(dtype=float), name=_markup(label),
@@ -34,7 +34,7 @@ def duel_difference(frame: pd.DataFrame, left: str, right: str) -> go.Figure:
                          marker=dict(color=[BETTER if d < 0 else WORSE for d in diff]),
                          text=[f"{d:+.3g}" for d in diff], textposition="outside",
                          hovertemplate="<b>%{x}</b>: %{y:+.4g}<extra></extra>"), row=2, col=1)
-    fig.update_layout(template=_TEMPLATE_STACK, barmode="group", height=560, legend_title_text="policy",
+    fig.update_layout(barmode="group", height=560, legend_title_text="policy",
                       title=dict(text=f"{_markup(left)} against {_markup(right)}: the same workload and seed"))
     fig.update_yaxes(title_text="priority × time²", row=1, col=1)
     fig.update_yaxes(title_text="right − left", row=2, col=1, zeroline=True)

@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 
 from staleness_lab.sim.trace import Trace
 from staleness_lab.theory.records import CheckRecord
-from staleness_lab.viz.figures import (_TEMPLATE_STACK, TIME_TITLE, _colors, _figure, _markup, _require_columns, gantt,
+from staleness_lab.viz.figures import (TIME_TITLE, _colors, _figure, _markup, _require_columns, blank, gantt,
                                        staleness_curves)
 
 #: The gap axis (Fig. 9's metric).
@@ -57,7 +57,7 @@ def gap_panels(panels: Mapping[str, pd.DataFrame], *, title: str, periods: Mappi
     names = list(tables) if tables is not None else list(dict.fromkeys(
         str(t) for frame in panels.values() for t in frame["table"]))
     colors = _colors(names)
-    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08,
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08, figure=blank(),
                         subplot_titles=[_markup(label) for label in panels])
     for row, frame in enumerate(panels.values(), start=1):
         for name in names:
@@ -71,7 +71,7 @@ def gap_panels(panels: Mapping[str, pd.DataFrame], *, title: str, periods: Mappi
             fig.add_hline(y=p, line=dict(dash="dot", color="#7f7f7f", width=1), row=row, col=1)
         fig.update_yaxes(title_text=GAP_TITLE if row == 1 else "", row=row, col=1)
     fig.update_xaxes(title_text=TIME_TITLE, row=len(panels), col=1)
-    fig.update_layout(template=_TEMPLATE_STACK, title=dict(text=_markup(title)), height=320 * len(panels) + 80,
+    fig.update_layout(title=dict(text=_markup(title)), height=320 * len(panels) + 80,
                       legend_title_text="table")
     return fig
 

@@ -264,3 +264,17 @@ def test_duel_difference_colours_each_table_by_who_kept_it_fresher() -> None:
     assert list(left.y) == list(match.difference["left"]) and list(right.y) == list(match.difference["right"])
     assert list(diff.y) == list(match.difference["difference"])
     assert list(diff.marker.color) == [viz.compare.BETTER if d < 0 else viz.compare.WORSE for d in diff.y]
+
+
+def test_blank_figures_carry_the_stacked_template_each_its_own() -> None:
+    """The template merged once is the one ``plotly_white+staleness_lab`` gives, and a figure
+    changing its template leaves the next figure's alone."""
+    from staleness_lab.viz.figures import _TEMPLATE_STACK, blank
+
+    stacked = go.Figure().update_layout(template=_TEMPLATE_STACK)
+    first = blank()
+    assert first.to_plotly_json()["layout"]["template"] == stacked.to_plotly_json()["layout"]["template"]
+    first.layout.template.layout.colorway = ["#000000"]
+    assert blank().layout.template.layout.colorway == stacked.layout.template.layout.colorway
+    with pytest.raises(ValueError):
+        first.update_layout(not_a_layout_key=1)  # what is set afterwards is still validated
