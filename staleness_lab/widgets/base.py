@@ -99,6 +99,10 @@ class Explorer:
             control.observe(self._changed, names="value")
         self.refresh()
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """A notebook cell ending in the explorer shows its :attr:`widget`."""
+        return self.widget._repr_mimebundle_(**kwargs)
+
     def compute(self) -> View:
         """The view for the controls' current values (subclasses)."""
         raise NotImplementedError

@@ -81,9 +81,11 @@ def test_an_empty_outage_and_a_zero_horizon_are_refused(explorer: ScheduleExplor
     refused_keeps_view(explorer, "horizon", 0.0, "horizon", "> 0")
 
 
-def test_every_registered_policy_is_offered() -> None:
+def test_every_registered_policy_is_offered_and_the_explorer_displays_its_box() -> None:
     explorer = ScheduleExplorer(DEMO, horizon=200)
     assert list(explorer.controls["policy"].options) == list(sl.available_policies())
+    bundle = explorer._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.widget.model_id
 
 
 def test_a_warehouse_outside_two_to_eight_tables_is_refused() -> None:
