@@ -12,13 +12,15 @@ be drawn (None when it was), so Python drives it exactly as a student does::
 
 :class:`ScheduleExplorer` (one warehouse, one scheduler), :class:`SchedulerDuel` (two schedulers,
 common random numbers), :class:`BoundExplorer` (AUS / GEDF-NP with Leontyev et al.'s bounds) and
-:class:`BatchPlanExplorer` (intermittent queries against deadlines). Nothing below this package
+:class:`BatchPlanExplorer` (intermittent queries against deadlines); :func:`check_answer` marks
+a teaching notebook's exercise against a value computed when it is checked. Nothing below this package
 imports it (``tests/test_layering.py``).
 """
 
 from staleness_lab.widgets.bounds import BoundExplorer
 from staleness_lab.widgets.duel import SchedulerDuel
+from staleness_lab.widgets.exercises import check_answer
 from staleness_lab.widgets.plans import BatchPlanExplorer
 from staleness_lab.widgets.schedule import ScheduleExplorer
 
-__all__ = ["BatchPlanExplorer", "BoundExplorer", "ScheduleExplorer", "SchedulerDuel"]
+__all__ = ["BatchPlanExplorer", "BoundExplorer", "ScheduleExplorer", "SchedulerDuel", "check_answer"]
