@@ -22,6 +22,7 @@ from importlib import import_module
 #: as the console script does before it can handle Ctrl-C, loads neither pandas nor OR-Tools.
 _PUBLIC = {
     "CheckReport": "staleness_lab.api",
+    "Duel": "staleness_lab.api",
     "InputError": "staleness_lab.errors",
     "SimulationResult": "staleness_lab.api",
     "Slowdown": "staleness_lab.model",
@@ -29,6 +30,7 @@ _PUBLIC = {
     "Workload": "staleness_lab.model",
     "available_policies": "staleness_lab.policies",
     "check": "staleness_lab.api",
+    "duel": "staleness_lab.api",
     "get_policy": "staleness_lab.policies",
     "load_workload": "staleness_lab.model",
     "optimum": "staleness_lab.optimize.staleness_optimum",

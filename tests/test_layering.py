@@ -371,6 +371,12 @@ RULES: dict[str, Rule] = {
         ("staleness_lab.experiments", "staleness_lab.sweeps")),
     "experiments-do-not-plot": Rule(
         "experiments return tidy frames; plotting is viz's, above them", ("experiments",), ("staleness_lab.viz",)),
+    "widgets-at-the-top": Rule(
+        "the teaching explorers sit at the top beside viz and the reports: nothing else imports them",
+        tuple(n for n in _top_level() if n != "widgets"), ("staleness_lab.widgets",)),
+    "widgets-build-on-the-api": Rule(
+        "an explorer calls the public API, theory, the planner and viz; it runs no sweep, paper experiment or Spark",
+        ("widgets",), ("staleness_lab.experiments", "staleness_lab.sweeps", "staleness_lab.spark")),
 }
 
 

@@ -1,6 +1,7 @@
 """Figures for Leontyev et al.'s AUS (digest ``shared/specs/leontyev-aus.md``, §5): the gap
 G(V_k, t) = TE − F of Fig. 9 per table, AUS's mode log as a timeline, and a schedule with its
-recovery-mode intervals shaded (Examples 8-10).
+recovery-mode intervals shaded (Examples 8-10), and the staleness curves with each table's bound
+A(V_k) drawn over them (a bound whose preconditions are unmet drawn apart, with the reason).
 
 They draw frames the traces and experiments already hold; nothing is computed beyond joining a
 table's mode switches into intervals.
@@ -8,6 +9,7 @@ table's mode switches into intervals.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -15,7 +17,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from staleness_lab.sim.trace import Trace
-from staleness_lab.viz.figures import _TEMPLATE_STACK, TIME_TITLE, _colors, _figure, _markup, _require_columns, gantt
+from staleness_lab.theory.records import CheckRecord
+from staleness_lab.viz.figures import (TIME_TITLE, _colors, _figure, _markup, _require_columns, blank, gantt,
+                                       staleness_curves)
 
 #: The gap axis (Fig. 9's metric).
 GAP_TITLE = "gap G = TE − F (time units)"
@@ -53,7 +57,7 @@ def gap_panels(panels: Mapping[str, pd.DataFrame], *, title: str, periods: Mappi
     names = list(tables) if tables is not None else list(dict.fromkeys(
         str(t) for frame in panels.values() for t in frame["table"]))
     colors = _colors(names)
-    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08,
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08, figure=blank(),
                         subplot_titles=[_markup(label) for label in panels])
     for row, frame in enumerate(panels.values(), start=1):
         for name in names:
@@ -67,7 +71,7 @@ def gap_panels(panels: Mapping[str, pd.DataFrame], *, title: str, periods: Mappi
             fig.add_hline(y=p, line=dict(dash="dot", color="#7f7f7f", width=1), row=row, col=1)
         fig.update_yaxes(title_text=GAP_TITLE if row == 1 else "", row=row, col=1)
     fig.update_xaxes(title_text=TIME_TITLE, row=len(panels), col=1)
-    fig.update_layout(template=_TEMPLATE_STACK, title=dict(text=_markup(title)), height=320 * len(panels) + 80,
+    fig.update_layout(title=dict(text=_markup(title)), height=320 * len(panels) + 80,
                       legend_title_text="table")
     return fig
 
@@ -102,4 +106,74 @@ def gantt_with_modes(trace: Trace, window: tuple[float, float] | None = None) ->
         for table, start, end in recovery_intervals(modes, trace.workload.horizon).itertuples(index=False):
             fig.add_vrect(x0=start, x1=end, fillcolor=RECOVERY_FILL, line_width=0, layer="below",
                           annotation_text=f"{_markup(table)} in recovery", annotation_position="top left")
+    return fig
+
+
+#: A bound line whose preconditions this run does not meet: grey and dotted, never as holding.
+UNMET_COLOR = "#7f7f7f"
+
+
+def _bound_label(record: CheckRecord, symbol: str) -> tuple[str, str]:
+    """(legend name, reason beside it) of one record's bound line: the verdict when every
+    precondition is met, else the first unmet precondition's name and why."""
+    head = f"{symbol}({record.table}) = {record.bound:.4g}"
+    if record.preconditions_met:
+        return f"{head}: {'holds' if record.holds else 'VIOLATED'}", ""
+    unmet = next(p for p in record.preconditions if not p.met)
+    return f"{head}: not a bound here ({unmet.name} unmet)", f"{unmet.name}: {unmet.why}"
+
+
+def _bound_line(record: CheckRecord, symbol: str, x: list[float], y: list[float], color: str) -> go.Scatter:
+    """One record's bound as a line through (x, y): dashed in ``color`` when every precondition
+    is met, grey and dotted otherwise; the legend says holds / VIOLATED / which precondition is
+    unmet, the hover adds why, and ``meta`` keeps the table, the verdict and the reason."""
+    name, reason = _bound_label(record, symbol)
+    met = record.preconditions_met
+    return go.Scatter(
+        x=x, y=y, mode="lines", name=_markup(name),
+        line=dict(color=color if met else UNMET_COLOR, dash="dash" if met else "dot", width=2 if met else 1.5),
+        hovertemplate=f"{_markup(name)}<br>{_markup(reason) or _markup(record.theorem)}<extra></extra>",
+        meta={"table": record.table, "claim": record.claim, "preconditions_met": met, "holds": record.holds,
+              "reason": reason},
+    )
+
+
+def _drawn(records: Sequence[CheckRecord], claim: str) -> list[CheckRecord]:
+    return [r for r in records if r.claim == claim and r.bound is not None and math.isfinite(r.bound)]
+
+
+def staleness_with_bounds(trace: Trace, records: Sequence[CheckRecord]) -> go.Figure:
+    """:func:`~staleness_lab.viz.figures.staleness_curves` of ``trace`` with, from the check's
+    ``records``, each table's staleness bound A(V_k) (Definition 13) as a horizontal line over its
+    curve and each recovery's Theorem 4 deadline t_0 + x_k as a vertical line (:func:`_bound_line`:
+    an unmet precondition is drawn grey and dotted with its name and reason, never as holding)."""
+    fig = staleness_curves(trace)
+    colors = _colors([t.name for t in trace.workload.tables])
+    horizon = float(trace.workload.horizon)
+    for r in _drawn(records, "staleness"):
+        fig.add_trace(_bound_line(r, "A", [0.0, horizon], [r.bound, r.bound], colors.get(str(r.table), UNMET_COLOR)))
+    top = max((float(v) for v in trace.max_staleness), default=1.0)
+    for r in _drawn(records, "recovery-time"):
+        t = r.window[0] + r.bound if r.window is not None else math.nan
+        fig.add_trace(_bound_line(r, "x", [t, t], [0.0, top], colors.get(str(r.table), UNMET_COLOR)))
+    fig.update_layout(title=dict(text=f"Staleness under {_markup(trace.policy)}: bounds A(V_k), recoveries by t_0 + x_k"))
+    return fig
+
+
+def response_with_bounds(trace: Trace, records: Sequence[CheckRecord]) -> go.Figure:
+    """Each job's response time f - r (a marker at its finish, one colour per table) with each
+    table's Lemma 1 bound Theta_k from the ``response-time`` records drawn as :func:`_bound_line`."""
+    fig = _figure(f"Response times under {_markup(trace.policy)} and the bounds Θ_k", TIME_TITLE,
+                  "response time f − r (time units)", legend_title_text="table")
+    colors = _colors([t.name for t in trace.workload.tables])
+    jobs = trace.jobs
+    for name, color in colors.items():
+        mine = jobs[jobs["table"] == name]
+        fig.add_trace(go.Scatter(
+            x=mine["finish"].to_numpy(dtype=float), y=(mine["finish"] - mine["release"]).to_numpy(dtype=float),
+            mode="markers", name=_markup(name), marker=dict(color=color, size=5),
+            hovertemplate=f"<b>{_markup(name)}</b><br>finish %{{x:.4g}}<br>f − r %{{y:.4g}}<extra></extra>"))
+    horizon = float(trace.workload.horizon)
+    for r in _drawn(records, "response-time"):
+        fig.add_trace(_bound_line(r, "Θ", [0.0, horizon], [r.bound, r.bound], colors.get(str(r.table), UNMET_COLOR)))
     return fig

@@ -14,6 +14,7 @@ a: (0,0) (12,12) (12,2) (22,12) (22,2) (30,10); b: (0,0) (23,23) (23,3) (30,10).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,11 +22,14 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from staleness_lab import InputError, parse_workload
+import staleness_lab as sl
+from staleness_lab import InputError, parse_workload, viz
 from staleness_lab.sim.trace import Trace
 from staleness_lab.stats import t_quantile_975
 from staleness_lab.viz import bound_vs_observed, gantt, metric_vs_utilization, staleness_curves, use_offline_renderer
 from staleness_lab.viz.offline import RENDERER, plotly_js_script, strip_network_assets
+
+ROOT = Path(__file__).resolve().parents[2]
 
 WORKLOAD = parse_workload(
     {
@@ -250,3 +254,27 @@ def test_strip_network_assets_keeps_local_and_inline_scripts() -> None:
     )
     assert strip_network_assets(page) == '<head><script src="local.js"></script><script>var a = 1;</script></head>'
     assert plotly_js_script().startswith('<script type="text/javascript">') and "src=" not in plotly_js_script()[:80]
+
+
+def test_duel_difference_colours_each_table_by_who_kept_it_fresher() -> None:
+    """The lower panel draws the frame's own difference, green where the right policy is fresher."""
+    match = sl.duel(ROOT / "data/workloads/demo.yaml", "fifo", "max-benefit", horizon=300)
+    fig = viz.duel_difference(match.difference, "fifo", "max-benefit")
+    left, right, diff = fig.data
+    assert list(left.y) == list(match.difference["left"]) and list(right.y) == list(match.difference["right"])
+    assert list(diff.y) == list(match.difference["difference"])
+    assert list(diff.marker.color) == [viz.compare.BETTER if d < 0 else viz.compare.WORSE for d in diff.y]
+
+
+def test_blank_figures_carry_the_stacked_template_each_its_own() -> None:
+    """The template merged once is the one ``plotly_white+staleness_lab`` gives, and a figure
+    changing its template leaves the next figure's alone."""
+    from staleness_lab.viz.figures import _TEMPLATE_STACK, blank
+
+    stacked = go.Figure().update_layout(template=_TEMPLATE_STACK)
+    first = blank()
+    assert first.to_plotly_json()["layout"]["template"] == stacked.to_plotly_json()["layout"]["template"]
+    first.layout.template.layout.colorway = ["#000000"]
+    assert blank().layout.template.layout.colorway == stacked.layout.template.layout.colorway
+    with pytest.raises(ValueError):
+        first.update_layout(not_a_layout_key=1)  # what is set afterwards is still validated

@@ -3,6 +3,8 @@ timeline and the schedule with its modes (Examples 8-10)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -11,6 +13,7 @@ from staleness_lab import viz
 from staleness_lab.errors import InputError
 from staleness_lab.model import Table, Workload
 
+ROOT = Path(__file__).resolve().parents[2]
 FILES = [1, 4, 7, 10, 13, 16, 19, 22, 25, 28]
 
 
@@ -51,3 +54,21 @@ def test_mode_timeline_has_a_row_per_recovering_table():
     fig = viz.mode_timeline({"AUS": e4_trace().frames["modes"]}, horizon=27.5, title="modes")
     assert list(fig.data[0].y) == ["AUS · V1", "AUS · V2"] and list(fig.data[0].base) == [10.0, 17.5]
     assert list(fig.data[0].x) == [7.5, 7.0]
+
+
+def test_staleness_with_bounds_never_draws_an_unmet_bound_as_holding():
+    """On a task set whose feed `orders` breaks on [300, 450), A(orders) has its `windows`
+    precondition unmet: drawn grey and dotted with the reason, while A(clicks) holds (dashed, in
+    clicks' colour). One bound line per staleness record, after the curves."""
+    report = sl.check(ROOT / "data/workloads/teaching-aus.yaml", "gedf-np")
+    fig = viz.staleness_with_bounds(report.trace, report.records)
+    lines = {t.meta["table"]: t for t in fig.data if t.meta}
+    staleness = {r.table: r for r in report.records if r.claim == "staleness"}
+    assert set(lines) == set(staleness)
+    broken, healthy = lines["orders"], lines["clicks"]
+    assert not broken.meta["preconditions_met"] and broken.meta["holds"] is None
+    assert broken.line.dash == "dot" and broken.line.color == viz.leontyev.UNMET_COLOR
+    assert "windows unmet" in broken.name and broken.meta["reason"].startswith("windows: ")
+    assert "holds" not in broken.name
+    assert healthy.meta["preconditions_met"] and healthy.line.dash == "dash" and healthy.name.endswith(": holds")
+    assert list(healthy.y) == [staleness["clicks"].bound] * 2

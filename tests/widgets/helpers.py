@@ -1,0 +1,42 @@
+"""What the explorer tests share: the repository's data files and a figure's identity."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "data" / "workloads" / "demo.yaml"
+AUS = ROOT / "data" / "workloads" / "teaching-aus.yaml"
+E5 = ROOT / "data" / "intermittent" / "e5.yaml"
+
+
+def drawn(explorer: Any) -> dict[str, str]:
+    """Each figure shown, as its JSON (what changed, or did not, between two views)."""
+    return {name: fig.to_json() for name, fig in explorer.figures.items()}
+
+
+def shown_in_page(explorer: Any) -> dict[str, Any]:
+    """The plotly JSON each pane of ``explorer.widget`` holds now, by position: what the page draws."""
+    bundles = []
+    for row in explorer.widget.children:
+        for pane in getattr(row, "children", ()):
+            for output in getattr(pane, "outputs", ()):
+                bundles.append(output["data"]["application/vnd.plotly.v1+json"])
+    return {"count": len(bundles), "data": json.dumps([b["data"] for b in bundles], sort_keys=True, default=str)}
+
+
+def refused_keeps_view(explorer: Any, control: str, value: Any, *needles: str) -> None:
+    """Setting ``control`` to ``value`` is refused with a reason containing every needle, and the
+    summary, the figures and what the page shows stay those of the last good view."""
+    summary, figures, page = explorer.summary, drawn(explorer), shown_in_page(explorer)
+    objects = dict(explorer.figures)
+    explorer.controls[control].value = value
+    assert explorer.reason is not None
+    for needle in needles:
+        assert needle in explorer.reason, explorer.reason
+    assert explorer.summary == summary
+    assert drawn(explorer) == figures and all(explorer.figures[k] is objects[k] for k in objects)
+    assert shown_in_page(explorer) == page
+    assert explorer._reason.layout.display is None and "Cannot draw this" in explorer._reason.value
