@@ -253,21 +253,6 @@ class SweepResult:
         }
 
 
-def resolve_rows(exp: Experiment, grid: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
-    """Complete, type-checked parameter rows: a grid mapping is expanded (:func:`expand_grid`),
-    a list is taken as explicit rows (each completed with the defaults)."""
-    if grid is None or isinstance(grid, Mapping):
-        return expand_grid(exp, grid)
-    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence):
-        raise InputError("grid", f"must be a mapping (parameter -> values) or a list of parameter rows, got {type(grid).__name__}")
-    rows = []
-    for k, row in enumerate(grid):
-        if not isinstance(row, Mapping):
-            raise InputError(f"rows[{k}]", f"must be a mapping of parameter -> value, got {type(row).__name__}")
-        rows.append(exp.complete(row, where=f"rows[{k}]"))
-    return rows
-
-
 def _resolve_cache_dir(cache_dir: Any) -> Path | None:
     if cache_dir is None:
         return None
@@ -306,7 +291,7 @@ def run_sweep(
         raise InputError("runner", f"must be one of {', '.join(RUNNERS)}, got {runner!r}")
     if master is not None and runner != "spark":
         raise InputError("master", "applies only to runner='spark'")
-    rows = resolve_rows(exp, grid)
+    rows = expand_grid(exp, grid)
     cache_root = _resolve_cache_dir(cache_dir)
 
     code = code_identity(exp.run.__module__)
