@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"refuse query sets of more than Q queries (default: {PLAN_LIMITS.max_queries:,})")
     plan.add_argument("--max-tuples", type=int, metavar="N",
                       help=f"refuse a query of more than N tuples (default: {PLAN_LIMITS.max_tuples:,})")
+    plan.add_argument("--max-model-terms", type=int, metavar="T",
+                      help="optimal: refuse a CP-SAT model of more than T terms, batch slots times the cost and "
+                           "arrival tables they read (default: 500,000, about 0.9 GB to solve)")
     plan.add_argument("--max-batches", type=int, metavar="B",
                       help="refuse query sets whose N sum past B, the most batches a plan may need "
                            f"(default: {PLAN_LIMITS.max_batches:,})")
@@ -444,7 +447,8 @@ def _plan(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_plan_dir(args.out, "--out")
     plan = make_plan(qs, args.scheme, minbatch=options["minbatch"], objective=args.objective,
-                     time_limit=args.time_limit, workers=args.workers, limits=limits)
+                     time_limit=args.time_limit, workers=args.workers, limits=limits,
+                     max_model_terms=args.max_model_terms)
     if args.out is not None:
         given = {key: value for key, value in overrides.items() if value is not None}
         write_plan(plan, args.out, version=__version__, options={**options, "queries_file": str(args.queries), **given})
