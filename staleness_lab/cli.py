@@ -197,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     wf_run.add_argument("--store", type=Path, metavar="DIR",
                         help="the spark mode's block store (default data/warehouse); a rerun of the same run resumes")
     _workflow_limit_options(wf_run)
+    from staleness_lab.workflows.size import MAX_RUN_STEPS
+
+    wf_run.add_argument("--max-run-steps", type=int, metavar="N",
+                        help=f"refuse a run whose input arrivals times operators pass N (default: {MAX_RUN_STEPS:,})")
     wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data, "
                                                        "and list orphans; exit 1 on damage")
     wf_verify.add_argument("store", metavar="STORE", type=Path, help="a store root or one run's directory")
@@ -240,7 +244,7 @@ def _workflow_limits(args: argparse.Namespace) -> WorkflowLimits:
     from staleness_lab.workflows.size import WorkflowLimits
 
     return WorkflowLimits.given(channels=args.max_channels, operators=args.max_operators, layout=args.max_layout,
-                                arrivals=args.max_arrivals)
+                                arrivals=args.max_arrivals, run_steps=getattr(args, "max_run_steps", None))
 
 
 class _Terminated(KeyboardInterrupt):
