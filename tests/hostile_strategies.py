@@ -353,13 +353,17 @@ def _number_change(value: float, how: str) -> Any:
 
 
 @st.composite
-def documents(draw: st.DrawFn, formats: tuple[str, ...] = ("yaml", "json")) -> Document:
-    """A valid base workload with 1-3 hostile mutations, as YAML or JSON bytes."""
-    base = draw(st.integers(0, len(BASES) - 1))
-    root = tree(copy.deepcopy(BASES[base]))
+def documents(draw: st.DrawFn, formats: tuple[str, ...] = ("yaml", "json"),
+              bases: list[Any] | None = None, most: int = 3) -> Document:
+    """A valid base document (default: a workload of :data:`BASES`; tests/test_hostile_surfaces.py
+    passes query sets, workflows, grids and manifests) with 1 to ``most`` hostile mutations, as
+    YAML or JSON bytes."""
+    bases = BASES if bases is None else bases
+    base = draw(st.integers(0, len(bases) - 1))
+    root = tree(copy.deepcopy(bases[base]))
     steps = [f"base {base}"]
     anchors = 0
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, most))):
         kind = draw(st.sampled_from(MUTATIONS))
         nodes = walk(root)
         inner = [n for n in nodes if n[1] is not None]
