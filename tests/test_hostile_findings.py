@@ -104,6 +104,17 @@ def test_a_grid_of_rows_setting_different_parameters_runs(tmp_path: Path) -> Non
     assert frame[["policy", "seed", "horizon"]].values.tolist() == [["fifo", 0, 100.0], ["max-benefit", 3, 120.0]]
 
 
+def test_a_failing_row_with_a_long_value_is_refused_in_one_short_line(tmp_path: Path) -> None:
+    """A row the grid admits (``policy`` is any string there) but the experiment refuses: the
+    row's message named every parameter in full, 100,000 characters for a long value (found by
+    the surfaces fuzz); it is cut like any refusal."""
+    grid = write_yaml(tmp_path / "grid.yaml", {"policy": ["fifo" + "x" * 100_000], "fixed": {"horizon": 100.0}})
+    line = one_error_line(run_cli("sweep", EXPERIMENT, "--runner", "local", "--grid", grid, "--out",
+                                  tmp_path / "out.parquet", "--cache", tmp_path / "cache", cwd=tmp_path))
+    assert line.startswith("staleness-lab: error: row 0 {policy: 'fifoxxx") and len(line) <= 2100, len(line)
+    assert "characters in all)" in line and not (tmp_path / "out.parquet").exists()
+
+
 def test_expand_grid_takes_a_list_as_rows_not_as_pairs() -> None:
     exp = get_experiment(EXPERIMENT)
     rows = expand_grid(exp, [{"policy": "edf", "seed": 1}, {"utilization": 0.5, "n_tables": 3}])
@@ -205,6 +216,17 @@ def test_sweep_out_and_cache_past_the_file_size_limit(tmp_path: Path) -> None:
     line = one_error_line(run_limited(*args, cwd=tmp_path, size=4096))  # rows from the cache: the result fails
     assert line.startswith(f"staleness-lab: error: --out: {out}: cannot be written (") and "File too large" in line
     assert tree(tmp_path) == before and hidden(tmp_path) == []
+
+
+def test_tpch_generate_past_the_file_size_limit_leaves_nothing(tmp_path: Path) -> None:
+    """The generator (a child process, killed by SIGXFSZ: the signal is reset for it) or the
+    rewrite of its parts fails: one line, nothing left."""
+    out = tmp_path / "gen"
+    proc = run_limited("tpch", "generate", "--scale", "0.01", "--parts", "2", "--out", out, cwd=tmp_path, size=200_000)
+    line = one_error_line(proc)
+    assert line.startswith(("staleness-lab: error: tpchgen-cli: killed by SIGXFSZ",
+                            f"staleness-lab: error: --out: {out}: cannot be written (")), line
+    assert list(tmp_path.iterdir()) == []
 
 
 # --------------------------------------------------------------------------------------------

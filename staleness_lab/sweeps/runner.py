@@ -42,7 +42,7 @@ from typing import Any
 
 import pandas as pd
 
-from staleness_lab.errors import InputError
+from staleness_lab.errors import InputError, one_line
 from staleness_lab.sweeps.cache import (
     CorruptCacheEntry,
     cache_key,
@@ -96,7 +96,8 @@ class SweepError(RuntimeError):
 
 class SweepInputError(SweepError, InputError):
     """A :class:`SweepError` whose original was bad input; ``field``/``rule``/``table`` are the
-    original's, the message (one line) names the row first."""
+    original's, the message (one line, at most :data:`~staleness_lab.errors.MAX_MESSAGE`
+    characters however long the row's values) names the row first."""
 
     def __init__(self, index: int, params: Mapping[str, Any], message: str, *, field: str, rule: str,
                  table: str | None = None, original_type: str = "InputError", remote_traceback: str | None = None) -> None:
@@ -104,7 +105,7 @@ class SweepInputError(SweepError, InputError):
         self.rule = rule
         self.table = table
         SweepError.__init__(self, index, params, message, original_type=original_type, remote_traceback=remote_traceback)
-        self.args = (str(self).replace("\r", "\\r").replace("\n", "\\n"),)
+        self.args = (one_line(str(self)),)  # line breaks escaped, cut past MAX_MESSAGE like any InputError
 
     def __str__(self) -> str:
         return self.args[0]
