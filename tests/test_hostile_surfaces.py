@@ -431,7 +431,7 @@ def test_fuzz_grids_through_the_cli(workdir: Path, capsys: pytest.CaptureFixture
     counts, started, commands = Counts(), time.monotonic(), []
     exp = get_experiment(EXPERIMENT)
 
-    @fuzz(CLI_EXAMPLES, documents(bases=GRIDS))
+    @fuzz(CLI_EXAMPLES, documents(bases=GRIDS, most=1))
     def body(doc: Document) -> None:
         k = len(commands)
         path = write(doc, workdir, f"grid{k}")
@@ -480,7 +480,7 @@ def test_fuzz_tpch_manifests_through_the_cli(generation: Path, tmp_path: Path,
     queries = queries_file(tmp_path / "qs.yaml")
     generated = collections.Counter[bool]()
 
-    @fuzz(CLI_EXAMPLES, documents(formats=("json",), bases=manifests(generation)))
+    @fuzz(CLI_EXAMPLES, documents(formats=("json",), bases=manifests(generation), most=1))
     def body(doc: Document) -> None:
         k = len(commands)
         data = linked_copy(generation, tmp_path / f"gen{k}", doc)
