@@ -59,11 +59,10 @@ from staleness_lab.workflows.load import load_workflow
 from staleness_lab.workflows.propagate import bounds_report
 from staleness_lab.workflows.sim import RunConfig, run
 from staleness_lab.workflows.size import WorkflowLimits
-from test_hostile_inputs import HEALTH, RANDOM_FUZZ, run_cli, strict_json
+from test_hostile_inputs import FUZZ_TIME_LIMIT, HEALTH, RANDOM_FUZZ, _on_alarm, _signature, run_cli, strict_json
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXPERIMENT = "baseline-utilization"
-FUZZ_TIME_LIMIT = 10.0  # seconds for one in-process input before it counts as a hang
 CLI_TIMEOUT = 60  # seconds for one command
 CLI_EXAMPLES = 12  # inputs per surface through the command line (two processes at a time)
 
@@ -121,14 +120,6 @@ SCALE, PARTS = "0.01", "2"
 # --------------------------------------------------------------------------------------------
 # outcomes
 # --------------------------------------------------------------------------------------------
-class Hang(Exception):
-    """One in-process input took longer than FUZZ_TIME_LIMIT seconds."""
-
-
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise Hang(f"no outcome within {FUZZ_TIME_LIMIT:g} s")
-
-
 @dataclass
 class Counts:
     """One surface's outcomes, and the first input of every distinct failure."""
@@ -145,15 +136,6 @@ class Counts:
         rest = ", ".join(f"{n} {k}" for k, n in sorted(c.items()) if k not in ("inputs", "refused", "ran", "tracebacks"))
         return (f"{how} fuzz {surface}: {c['inputs']} inputs, {c['refused']} refused, {c['ran']} ran, "
                 f"{c['tracebacks']} tracebacks{f' ({rest})' if rest else ''} in {seconds:.0f} s")
-
-
-def _signature(exc: BaseException) -> str:
-    where, tb = "test", exc.__traceback__
-    while tb is not None:
-        if "staleness_lab" in tb.tb_frame.f_code.co_filename:
-            where = f"{Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    return f"{type(exc).__name__} at {where}"
 
 
 def _refusal_is_one_line(err: InputError) -> None:
