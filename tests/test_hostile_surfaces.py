@@ -25,6 +25,7 @@ and ``tpch generate`` (which regenerates a damaged generation of this program's)
 from __future__ import annotations
 
 import collections
+import itertools
 import os
 import shutil
 import signal
@@ -460,12 +461,12 @@ def test_fuzz_tpch_manifests_through_the_cli(generation: Path, tmp_path: Path,
     in one line), ``tpch generate --out`` on the first few of each kind."""
     counts, started, commands = Counts(), time.monotonic(), []
     queries = queries_file(tmp_path / "qs.yaml")
-    generated = collections.Counter[bool]()
+    generated, numbers = collections.Counter[bool](), itertools.count()
 
     @fuzz(CLI_EXAMPLES, documents(formats=("json",), bases=manifests(generation), most=1))
     def body(doc: Document) -> None:
-        k = len(commands)
-        data = linked_copy(generation, tmp_path / f"gen{k}", doc)
+        k = next(numbers)
+        data = linked_copy(generation, tmp_path / f"gen{k}", doc)  # one directory per input
         try:
             tpch.check_generation(data, "--data")
             accepted = True
