@@ -126,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"refuse query sets of more than Q queries (default: {PLAN_LIMITS.max_queries:,})")
     plan.add_argument("--max-tuples", type=int, metavar="N",
                       help=f"refuse a query of more than N tuples (default: {PLAN_LIMITS.max_tuples:,})")
+    plan.add_argument("--max-model-terms", type=int, metavar="T",
+                      help="optimal: refuse a CP-SAT model of more than T terms, batch slots times the cost and "
+                           "arrival tables they read (default: 500,000, about 0.9 GB to solve)")
     plan.add_argument("--max-batches", type=int, metavar="B",
                       help="refuse query sets whose N sum past B, the most batches a plan may need "
                            f"(default: {PLAN_LIMITS.max_batches:,})")
@@ -195,6 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     wf_run.add_argument("--store", type=Path, metavar="DIR",
                         help="the spark mode's block store (default data/warehouse); a rerun of the same run resumes")
     _workflow_limit_options(wf_run)
+    from staleness_lab.workflows.size import MAX_RUN_STEPS
+
+    wf_run.add_argument("--max-run-steps", type=int, metavar="N",
+                        help=f"refuse a run whose input arrivals times operators pass N (default: {MAX_RUN_STEPS:,})")
     wf_verify = workflow_sub.add_parser("verify", help="check a block store: every manifest against its Parquet data "
                                                        "(each part's size and SHA-256; only regular files are opened), "
                                                        "and list orphans; exit 1 on damage")
@@ -239,7 +246,7 @@ def _workflow_limits(args: argparse.Namespace) -> WorkflowLimits:
     from staleness_lab.workflows.size import WorkflowLimits
 
     return WorkflowLimits.given(channels=args.max_channels, operators=args.max_operators, layout=args.max_layout,
-                                arrivals=args.max_arrivals)
+                                arrivals=args.max_arrivals, run_steps=getattr(args, "max_run_steps", None))
 
 
 class _Terminated(KeyboardInterrupt):
@@ -470,7 +477,8 @@ def _plan(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_plan_dir(args.out, "--out")
     plan = make_plan(qs, args.scheme, minbatch=options["minbatch"], objective=args.objective,
-                     time_limit=args.time_limit, workers=args.workers, limits=limits)
+                     time_limit=args.time_limit, workers=args.workers, limits=limits,
+                     max_model_terms=args.max_model_terms)
     if args.out is not None:
         given = {key: value for key, value in overrides.items() if value is not None}
         write_plan(plan, args.out, version=__version__, options={**options, "queries_file": str(args.queries), **given})

@@ -18,19 +18,26 @@ class InputError(ValueError):
         self.rule = rule
         self.table = table
         where = f"{field} (table {table!r})" if table is not None else field
-        super().__init__(_one_line(f"{where}: {rule}"))
+        super().__init__(one_line(f"{where}: {rule}"))
 
 
 #: The longest message printed: an input echoing a 10^5-character name still gives one readable line.
 MAX_MESSAGE = 2000
 
 
-def _one_line(text: str) -> str:
-    """Escape line breaks (from names or keys in the input) so the message stays one line, and
-    characters that are not valid Unicode (a lone surrogate) so it can be printed at all; cut
-    past :data:`MAX_MESSAGE` characters."""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    text = text.replace("\r", "\\r").replace("\n", "\\n")
+#: Every character ``str.splitlines`` breaks a line at, escaped in a message: ``\r`` and ``\n``
+#: as such, the others (vertical tab, form feed, the file/group/record separators, NEL U+0085,
+#: the line and paragraph separators U+2028/U+2029) as ``\xNN`` or ``\uNNNN``.
+_LINE_BREAKS = {ord("\r"): "\\r", ord("\n"): "\\n",
+                **{c: f"\\x{c:02x}" for c in (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85)},
+                **{c: f"\\u{c:04x}" for c in (0x2028, 0x2029)}}
+
+
+def one_line(text: str) -> str:
+    """Escape line breaks (from names or keys in the input: every one ``str.splitlines`` knows)
+    so the message stays one line, and characters that are not valid Unicode (a lone surrogate)
+    so it can be printed at all; cut past :data:`MAX_MESSAGE` characters."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8").translate(_LINE_BREAKS)
     return text if len(text) <= MAX_MESSAGE else f"{text[:MAX_MESSAGE - 40]}... ({len(text):,} characters in all)"
 
 

@@ -18,15 +18,18 @@ Every command that writes (``simulate --trace-out``, ``workflow run --trace-out`
 
 The checks create nothing. Writers then put the new output in place through a temporary
 sibling (:func:`staleness_lab.provenance.building_directory`,
-:func:`staleness_lab.provenance.write_parquet_atomic`).
+:func:`staleness_lab.provenance.write_parquet_atomic`), inside :func:`writing`, so a write the
+system refuses (disk full, a file-size limit, a permission) ends in one line naming the option,
+the path and the system's error, the temporary sibling removed and the target as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +53,17 @@ def _kind(mode: int) -> str:
             else "a socket" if stat.S_ISSOCK(mode)
             else "a regular file" if stat.S_ISREG(mode)
             else "not a regular file")
+
+
+@contextlib.contextmanager
+def writing(path: Path, option: str) -> Iterator[None]:
+    """Around a writer of ``path`` (which cleans up after itself on any exception): an
+    ``OSError`` (``ENOSPC``, ``EFBIG`` under ``ulimit -f``, ``EACCES``, ...; pyarrow raises it
+    too) becomes an :class:`InputError` naming ``option``, ``path`` and the system's error."""
+    try:
+        yield
+    except OSError as err:
+        raise InputError(option, f"{path}: cannot be written ({err.strerror or err})") from None
 
 
 def lstat_or_none(path: Path, option: str) -> os.stat_result | None:

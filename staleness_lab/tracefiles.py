@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from staleness_lab.outputs import (check_output_dir, check_output_directory, check_output_file, only_files,
-                                   parquet_is_ours)
+                                   parquet_is_ours, writing)
 from staleness_lab.provenance import building_directory, write_parquet_atomic
 from staleness_lab.sim import Trace
 
@@ -94,7 +94,7 @@ def write_frames(frames: dict[str, "pd.DataFrame"], directory: Path, meta: dict[
     directory = Path(directory)
     names = names if names is not None else tuple(f"{name}.parquet" for name in frames)
     check_trace_dir(directory, option, names)
-    with building_directory(_target(directory)) as work:
+    with writing(directory, option), building_directory(_target(directory)) as work:
         for name, frame in frames.items():
             write_parquet_atomic(frame, work / f"{name}.parquet", meta)
         check_trace_dir(directory, option, names)

@@ -5,7 +5,8 @@ so a key can be given twice; nodes can carry a YAML anchor and be referred to by
 :class:`Alias`), mutated 1-3 times, and written as YAML or JSON text by the emitters below --
 not by PyYAML or ``json`` -- so that duplicate keys, aliases, merge keys, raw tokens (``.nan``,
 ``Infinity``, 5,000-digit literals, YAML tags), lone surrogates and invalid UTF-8 can all be
-written.
+written. tests/test_hostile_surfaces.py mutates query sets, workflows, grids and manifests the
+same way.
 """
 
 from __future__ import annotations
@@ -270,12 +271,17 @@ def _deep(levels: int) -> Any:
     return value
 
 
+#: Names that would lead a path elsewhere, or hide, or pass a file system's limits.
+PATH_LIKE: list[str] = ["../x", "../../etc/passwd", "/abs", "a/b", "a\\b", ".", "..", ".hidden", "C:\\x", "x" * 300,
+                        "\u00e9" * 200, "con", "a*b?", "[x]", "{y}"]
+
 HOSTILE_SCALARS: list[Any] = [
     None, True, False, "", "x", "10", "1e3", 0, -1, -10, 1, 3, 2**31, 2**63, -(2**63), 10**18,
     10**400, -(10**400), 1e308, -1e308, 1.7976931348623157e308, 1e-320, -1e-320, 5e-324, 0.0, -0.0,
     math.nan, math.inf, -math.inf, 1e300, 1e155, 1e-9, 1e12, 0.5, 1.5, 2.5e-5, 99999.0,
     "\U0001F600", "\u202eevil\u202c", "\u05e9\u05dc\u05d5\u05dd", "a\x00b", "\ud800", "x\udc00y", "a\nb", "\t",
     "\ufeffname", "<script>alert(1)</script>", "x" * 100_000, "orders", "a", "v", "clicks",
+    *PATH_LIKE,
 ]
 
 HOSTILE_CONTAINERS: list[Any] = [
@@ -315,7 +321,7 @@ EXTREMES: list[Any] = [1e-320, 5e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 
                        0, -0.0, -1e-320, 1e155, 1e150]
 
 MUTATIONS = ["replace", "replace", "replace", "raw", "delete", "unknown-key", "duplicate-key", "number", "number",
-             "extreme", "extreme", "alias", "merge", "empty-list", "grow", "nul-text"]
+             "extreme", "extreme", "alias", "merge", "empty-list", "grow", "nul-text", "path-name"]
 
 
 @dataclass
@@ -353,13 +359,17 @@ def _number_change(value: float, how: str) -> Any:
 
 
 @st.composite
-def documents(draw: st.DrawFn, formats: tuple[str, ...] = ("yaml", "json")) -> Document:
-    """A valid base workload with 1-3 hostile mutations, as YAML or JSON bytes."""
-    base = draw(st.integers(0, len(BASES) - 1))
-    root = tree(copy.deepcopy(BASES[base]))
+def documents(draw: st.DrawFn, formats: tuple[str, ...] = ("yaml", "json"),
+              bases: list[Any] | None = None, most: int = 3) -> Document:
+    """A valid base document (default: a workload of :data:`BASES`; tests/test_hostile_surfaces.py
+    passes query sets, workflows, grids and manifests) with 1 to ``most`` hostile mutations, as
+    YAML or JSON bytes."""
+    bases = BASES if bases is None else bases
+    base = draw(st.integers(0, len(bases) - 1))
+    root = tree(copy.deepcopy(bases[base]))
     steps = [f"base {base}"]
     anchors = 0
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, most))):
         kind = draw(st.sampled_from(MUTATIONS))
         nodes = walk(root)
         inner = [n for n in nodes if n[1] is not None]
@@ -439,9 +449,17 @@ def documents(draw: st.DrawFn, formats: tuple[str, ...] = ("yaml", "json")) -> D
             strings = [n for n in inner if isinstance(n[0], Scalar) and isinstance(n[0].value, str)]
             if strings:
                 node, parent, index = strings[draw(st.integers(0, len(strings) - 1))]
-                extra = draw(st.sampled_from(["\x00", "\ud800", "\U0001F600", "\u202e", "\n", "x" * 100_000, "\x85"]))
+                extra = draw(st.sampled_from(["\x00", "\ud800", "\U0001F600", "\u202e", "\n", "x" * 100_000, "\x85",
+                                              "/..", "/../x"]))
                 put(parent, index, Scalar(node.value + extra))
                 steps.append(f"nul-text {extra[:3]!r}")
+        elif kind == "path-name":  # a name (any text value) that would lead a path elsewhere
+            strings = [n for n in inner if isinstance(n[0], Scalar) and isinstance(n[0].value, str)]
+            if strings:
+                node, parent, index = strings[draw(st.integers(0, len(strings) - 1))]
+                name = draw(st.sampled_from(PATH_LIKE))
+                put(parent, index, Scalar(name))
+                steps.append(f"path-name {name[:20]!r}")
     fmt = draw(st.sampled_from(formats))
     style = Style(raw_unicode=draw(st.booleans()), raw_surrogates=draw(st.integers(0, 9)) == 0)
     text = emit_yaml(root, style) if fmt == "yaml" else emit_json(root, style)

@@ -44,7 +44,7 @@ from hypothesis import strategies as st
 
 from staleness_lab.experiments import get_experiment
 import staleness_lab as sl
-from staleness_lab.errors import MAX_MESSAGE, Infeasible
+from staleness_lab.errors import MAX_MESSAGE, Infeasible, one_line
 from staleness_lab.jsonout import dumps
 from staleness_lab.sweeps.registry import MAX_GRID_POINTS, expand_grid
 from staleness_lab.sweeps.sweep import load_grid, sweep_command
@@ -748,8 +748,7 @@ def _outcome(path: Path, policy: str, also_check: bool, log: FuzzLog) -> str:
     except sl.InputError as err:
         text = str(err)
         assert "\n" not in text and "\r" not in text, text[:500]
-        shown = err.field.encode("utf-8", "backslashreplace").decode("utf-8").replace("\r", "\\r").replace("\n", "\\n")
-        assert text.startswith(shown[:1000]), (err.field[:200], text[:200])  # the field, escaped to stay one line
+        assert text.startswith(one_line(err.field)[:1000]), (err.field[:200], text[:200])  # the field, escaped to stay one line
         text.encode("utf-8")  # printable as it is
         log.longest_message = max(log.longest_message, len(text))
         if len(text) > MAX_MESSAGE:

@@ -29,6 +29,7 @@ from staleness_lab.intermittent.arrivals import Arrivals, parse_arrivals
 from staleness_lab.intermittent.costs import NO_AGG, AggCost, BatchCost, TableCost, parse_agg_cost, parse_cost
 from staleness_lab.intermittent.numbers import exact, show
 from staleness_lab.model.values import check_keys, require_mapping
+from staleness_lab.paths import safe_name
 
 QUERY_KEYS = {"name", "arrivals", "deadline", "cost", "agg_cost"}
 QUERY_REQUIRED = {"name", "arrivals", "deadline", "cost"}
@@ -48,8 +49,7 @@ class Query:
     agg_cost: AggCost = NO_AGG
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise InputError("name", f"must be a non-empty string, got {self.name!r}")
+        safe_name(self.name, "name")  # a path component of a run's partials and results, and of cost models
         object.__setattr__(self, "deadline", exact(self.deadline, "deadline"))
         if self.deadline <= self.we:
             raise InputError("deadline", f"must be after the window end we = {show(self.we)}, got {show(self.deadline)}")

@@ -28,11 +28,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from staleness_lab.errors import InputError
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import BatchPlan
 from staleness_lab.jsonout import strict
-from staleness_lab.outputs import check_output_directory, only_files, parquet_is_ours
+from staleness_lab.outputs import check_output_directory, only_files, parquet_is_ours, writing
 from staleness_lab.provenance import building_directory, provenance_metadata, write_parquet_atomic
 
 #: The files :func:`write_plan` writes, in order.
@@ -66,10 +65,8 @@ def write_plan(plan: BatchPlan, directory: Path, *, version: str,
                options: Mapping[str, Any] | None = None) -> list[Path]:
     """Write ``DIR/batches.parquet`` and ``DIR/queries.parquet`` all or nothing (module docstring);
     a write the system refuses (no space, no permission) is an :class:`InputError` naming ``--out``."""
-    try:
+    with writing(directory, "--out"):
         return _write_plan(plan, Path(directory), version=version, options=options)
-    except OSError as err:
-        raise InputError("--out", f"{directory}: cannot write the plan ({err.strerror or err})") from None
 
 
 def _write_plan(plan: BatchPlan, directory: Path, *, version: str, options: Mapping[str, Any] | None) -> list[Path]:

@@ -39,6 +39,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -286,7 +287,8 @@ def generate(scale: float, parts: int, out: Path | None = None, *, progress: boo
     version = generator_version(binary)
     if is_complete(target, scale, parts, version):
         return target, False
-    with building_directory(target) as work:  # an older, mismatched generation goes only once this is in
+    # an older, mismatched generation goes only once this is in; a write the system refuses is one line
+    with outputs.writing(target, option), building_directory(target) as work:
         _generate_into(work, binary, scale, parts, version, progress)
         check_generation_dir(target, option)  # again just before the swap: what is there is still ours
     return target, True
@@ -325,6 +327,8 @@ def _size_and_sha256(path: Path) -> dict[str, Any]:
 
 def _run(binary: Path, args: list[str]) -> None:
     done = subprocess.run([str(binary), *args], capture_output=True, text=True)
+    if done.returncode < 0:  # e.g. SIGXFSZ past ``ulimit -f``, SIGKILL from the OOM killer
+        raise InputError(GENERATOR, f"killed by {signal.Signals(-done.returncode).name}")
     if done.returncode != 0:
         first = (done.stderr or done.stdout).strip().splitlines()[:1]
         raise InputError(GENERATOR, f"failed (exit {done.returncode}): {first[0] if first else 'no message'}")

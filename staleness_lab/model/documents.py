@@ -83,11 +83,12 @@ class _Refused:
         self.rule = rule
 
 
-def load_document(path: str | Path, *, what: str, field: str | None = None) -> dict[str, Any]:
+def load_document(path: str | Path, *, what: str, field: str | None = None, lists: bool = False) -> Any:
     """The mapping at the top of a YAML or JSON file (``.json`` as JSON, anything else as YAML),
     within every limit of the module docstring, or an :class:`InputError`. ``what`` names the
     kind of file in the messages (``workload``, ``query set``, ``grid``); file-level errors
-    name ``field`` if given (e.g. ``--grid``), else the path."""
+    name ``field`` if given (e.g. ``--grid``), else the path. ``lists``: a list at the top is
+    taken too (a grid's explicit rows)."""
     path = Path(path)
     name = field if field is not None else str(path)
     raw = _read_bytes(path, what=what, field=name)
@@ -95,20 +96,22 @@ def load_document(path: str | Path, *, what: str, field: str | None = None) -> d
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise InputError(name, f"is not UTF-8 text (byte {err.start})") from None
-    return parse_document_text(text, json_syntax=path.suffix.lower() == ".json", field=name, what=what)
+    return parse_document_text(text, json_syntax=path.suffix.lower() == ".json", field=name, what=what, lists=lists)
 
 
-def parse_document_text(text: str, *, json_syntax: bool, field: str, what: str) -> dict[str, Any]:
-    """The mapping at the top of YAML (or JSON) ``text``, within the limits of the module
-    docstring; errors about the text as a whole name ``field``, errors about a value its path."""
+def parse_document_text(text: str, *, json_syntax: bool, field: str, what: str, lists: bool = False) -> Any:
+    """The mapping at the top of YAML (or JSON) ``text`` (or a list, with ``lists``), within the
+    limits of the module docstring; errors about the text as a whole name ``field``, errors
+    about a value its path."""
     if not text.strip():
         raise InputError(field, f"the {what} file is empty")
     data = _parse_json(text, field) if json_syntax else _parse_yaml(text, field)
     if data is None:
         raise InputError(field, f"the {what} file is empty")
     _check_values(data, field)
-    if not isinstance(data, dict):
-        raise InputError(field, f"must hold a mapping at the top level, got {type(data).__name__}")
+    if not isinstance(data, dict) and not (lists and isinstance(data, list)):
+        wanted = "a mapping or a list" if lists else "a mapping"
+        raise InputError(field, f"must hold {wanted} at the top level, got {type(data).__name__}")
     return data
 
 

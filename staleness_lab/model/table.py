@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from staleness_lab.errors import InputError
-from staleness_lab.model.values import require_list, require_number, require_str
+from staleness_lab.model.values import require_label, require_list, require_number, require_str
 
 PERIODIC = "periodic"
 REPLAYED = "replayed"
@@ -70,7 +70,7 @@ class Table:
     recovery_threshold: float | None = None
 
     def __post_init__(self) -> None:
-        name = require_str(self.name, "name")
+        name = require_label(self.name, "name")
         kinds = [k for k in ("period", "arrivals", "sources") if getattr(self, k) is not None]
         if len(kinds) != 1:
             rule = "none given" if not kinds else f"more than one given ({', '.join(kinds)})"

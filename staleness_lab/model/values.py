@@ -66,6 +66,24 @@ def require_str(value: Any, field: str, *, table: str | None = None) -> str:
     return value
 
 
+#: The longest name of a thing that is shown but never part of a path (a table's), in characters.
+MAX_LABEL_CHARS = 256
+
+
+def require_label(value: Any, field: str, *, table: str | None = None) -> str:
+    """A name shown in reports and traces but never made part of a path (a workload's table
+    names): :func:`require_str`, at most :data:`MAX_LABEL_CHARS` characters, and no NUL (which
+    C libraries, Parquet readers and terminals take as the end of the text). Other characters,
+    a line break included, are kept: messages escape them. Names that become path components
+    take the stricter :func:`staleness_lab.paths.safe_name`."""
+    text = require_str(value, field, table=table)
+    if len(text) > MAX_LABEL_CHARS:
+        raise InputError(field, f"has {len(text):,} characters, more than {MAX_LABEL_CHARS}")
+    if "\0" in text:
+        raise InputError(field, f"holds a NUL character (U+0000) at position {text.index(chr(0))}")
+    return text
+
+
 def lone_surrogate_at(text: str) -> int | None:
     """The index of the first lone surrogate in ``text`` (which UTF-8 cannot encode), or None."""
     if text.isascii():

@@ -145,6 +145,12 @@ MIN_ROUND_SHARE = 0.05
 DET_ROUNDS = 4
 #: Largest ``(K + 2)·N^2`` for the exact split DP of the K certificate (numpy; else a weaker bound).
 DP_LIMIT = 10_000_000
+#: Default most terms in one round's model (:func:`model_terms`): about 0.9 GB while CP-SAT solves.
+MAX_MODEL_TERMS = 500_000
+#: Terms of one slot besides its tables: its variables and constraints (``_Model._query``).
+SLOT_TERMS = 10
+#: The ``plan`` option that raises :data:`MAX_MODEL_TERMS`.
+MODEL_TERMS_FLAG = "--max-model-terms"
 
 _STATUS = {
     cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible", cp_model.INFEASIBLE: "infeasible",
@@ -748,6 +754,47 @@ def _fixed(qs: QuerySet, fixed_sizes: Mapping[str, int] | None) -> dict[str, tup
     return out
 
 
+def model_terms(consts: list[_Const]) -> int:
+    """The size of one round's model, counted before it is built: per query, ``K`` slots of
+    :data:`SLOT_TERMS` plus the tables each slot reads with ``AddElement`` -- ``N + 1`` entries
+    of ``Cost(x)`` unless the cost is linear on the grid, ``N + 1`` release times unless the
+    arrivals come at a fixed rate -- and the ``K + 1`` entries of ``AggCost(n)``. CP-SAT expands
+    each table entry into literals when it solves: measured on the 13-query TPC-H set (2 workers,
+    tables on both cost curves), about 1.35 KB per term on top of 0.25 GB, so 1.17 million terms
+    (K = 20 for every query) took 1.8 GB and 2.35 million (K = 40) 3.4 GB. The executors add one
+    constraint over every interval, whatever their number."""
+    total = 0
+    for c in consts:
+        tables = (0 if c.lin is not None else c.n + 1) + (0 if c.rate is not None else c.n + 1)
+        total += c.K * (SLOT_TERMS + tables) + c.K + 1
+    return total
+
+
+def check_model_terms(consts: list[_Const], max_terms: int) -> None:
+    """Refuse a first round whose model (:func:`model_terms`) passes ``max_terms``: the estimate,
+    the limit and the option that raises it, in one line, before anything is built."""
+    terms = model_terms(consts)
+    if terms > max_terms:
+        largest = max(range(len(consts)), key=lambda k: model_terms([consts[k]]))
+        c = consts[largest]
+        raise InputError("queries", f"the CP-SAT model would hold about {terms:,} terms ({len(consts)} queries, "
+                                    f"{sum(x.K for x in consts):,} batch slots; the largest, {c.query.name!r}, "
+                                    f"{c.K} slots over N = {c.n}), above the limit of {max_terms:,} (about "
+                                    f"{_model_gib(terms)} to solve; raise it with {MODEL_TERMS_FLAG}, or plan "
+                                    "fewer queries)")
+
+
+def _model_gib(terms: int) -> str:
+    return f"{(0.25 * 2**30 + 1400 * terms) / 2**30:.1f} GiB"
+
+
+def check_max_terms(value: Any) -> int:
+    """``value`` if it is a valid ``max_terms`` (an integer >= 1), else an :class:`InputError`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(MODEL_TERMS_FLAG, f"must be an integer >= 1, got {value!r}")
+    return value
+
+
 def check_model_size(qs: QuerySet) -> None:
     """Refuse a model CP-SAT cannot hold: more than :data:`MAX_TUPLES` tuples in a query (its
     per-size tables), or a horizon past :data:`MAX_UNITS` grid units (a ``time_unit`` too fine).
@@ -765,9 +812,14 @@ def check_model_size(qs: QuerySet) -> None:
 def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float = 10.0, workers: int = 2,
                  hint: BatchPlan | None = None, deterministic_time: float | None = None,
                  fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
-                 max_slots: int | None = None) -> BatchPlan:
+                 max_slots: int | None = None, max_terms: int = MAX_MODEL_TERMS) -> BatchPlan:
     """The CP-SAT optimum of ``qs`` on its time grid (module docstring): phase 1 minimises misses
-    (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``."""
+    (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``.
+
+    ``max_terms`` bounds every round's model (:func:`model_terms`): a first round above it is
+    refused (:class:`InputError` naming ``--max-model-terms``) before anything is built, and K
+    grows in later rounds only as far as the model stays within it (the cap is then reported
+    as possibly binding)."""
     if objective not in OBJECTIVES:
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     check_workers(workers, "workers")
@@ -778,6 +830,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     if max_slots is not None and (isinstance(max_slots, bool) or not isinstance(max_slots, int) or max_slots < 1):
         raise InputError("max_slots", f"must be an integer >= 1, got {max_slots!r}")
     check_model_size(qs)
+    max_terms = check_max_terms(max_terms)
     fixed = _fixed(qs, fixed_sizes)
     limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
     K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}
@@ -798,6 +851,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     while True:
         round_no += 1
         consts = consts_for(K)
+        if round_no == 1:
+            check_model_terms(consts, max_terms)
         result = _solve_round(qs, consts, objective, seed, budget, round_no)
         result.number = round_no
         for phase in result.phases:  # the issue's per-phase report: K, the grid and whether it is exact
@@ -818,10 +873,10 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
             more_time = round_no < DET_ROUNDS
         else:
             more_time = budget.left() > MIN_ROUND_SHARE * budget.total
-        if not grow or not more_time:
+        grown = {**K, **{name: min(limit[name], 2 * K[name]) for name in grow}}
+        if not grow or not more_time or model_terms(consts_for(grown)) > max_terms:
             break
-        for name in grow:
-            K[name] = min(limit[name], 2 * K[name])
+        K = grown
 
     report: dict[str, Any] = {
         "phases": phases, "time_unit": float(qs.time_unit), "on_grid": not off_grid, "off_grid": off_grid,

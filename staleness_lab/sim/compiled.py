@@ -17,6 +17,7 @@ engine does not know.
 
 from __future__ import annotations
 
+import errno
 import mmap
 
 import numpy as np
@@ -212,6 +213,17 @@ def _pages(size: int, dtype: type) -> np.ndarray:
     Not ``np.empty``: numpy asks the kernel for transparent huge pages on large arrays, and
     where the kernel compacts memory to find them (defrag "madvise", as here) the first
     writes stall for varying times. One 18-million-event run at 3,000 tables took 1.81-2.68 s
-    over five repeats with them, 1.99-2.12 s with plain pages."""
-    return np.frombuffer(mmap.mmap(-1, max(size, 1) * np.dtype(dtype).itemsize), dtype=dtype, count=size)
+    over five repeats with them, 1.99-2.12 s with plain pages.
+
+    A mapping the kernel refuses (ENOMEM: past ``ulimit -v``, or more than overcommit allows,
+    as a run whose ``--max-events`` was raised far above the machine asks) is a
+    :class:`MemoryError`, as ``np.empty`` would raise, so the command line gives its one-line
+    memory message rather than an ``OSError`` traceback."""
+    try:
+        pages = mmap.mmap(-1, max(size, 1) * np.dtype(dtype).itemsize)
+    except OSError as err:
+        if err.errno != errno.ENOMEM:
+            raise
+        raise MemoryError(f"cannot map {size:,} rows of {np.dtype(dtype).name}") from None
+    return np.frombuffer(pages, dtype=dtype, count=size)
 

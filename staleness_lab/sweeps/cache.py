@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.jsonout import canonical_json
+from staleness_lab.outputs import writing
 from staleness_lab.paths import data_root
 from staleness_lab.provenance import (
     PROVENANCE_KEY,
@@ -212,11 +213,14 @@ def read_cached(path: Path, key: str | None = None) -> pd.DataFrame | None:
 
 def write_cached(path: Path, frame: pd.DataFrame, *, experiment: str, params: Mapping[str, Any], key: str) -> Path:
     """Write one row's frame atomically, with its provenance (experiment, params, key) and its
-    content checksum (:data:`CHECKSUM_KEY`) attached."""
+    content checksum (:data:`CHECKSUM_KEY`) attached. A write the system refuses (disk full, a
+    file-size limit) is an :class:`~staleness_lab.errors.InputError` naming ``--cache`` and the
+    file (:func:`~staleness_lab.outputs.writing`; no temporary file is left)."""
     import pyarrow as pa
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     meta = provenance_metadata({"experiment": experiment, "params": dict(params), "cache_key": key})
     meta[CHECKSUM_KEY.encode()] = content_checksum(table).encode()
-    return write_parquet_atomic(table, path, meta)
+    with writing(path, "--cache"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return write_parquet_atomic(table, path, meta)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ import pandas as pd
 
 from staleness_lab.errors import InputError, shown
 from staleness_lab.model.values import FLOAT_MAX, decimal_digits, huge_int_rule
+from staleness_lab.paths import SAFE_NAME_RULE, name_problem
 
 ParamValue = int | float | str | bool
 
@@ -111,6 +112,9 @@ def experiment(name: str, *params: Param) -> Callable[[Callable[..., pd.DataFram
     def wrap(func: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
         if name in _EXPERIMENTS:
             raise ValueError(f"experiment {name!r} registered twice")
+        problem = name_problem(name)
+        if problem is not None:  # the name is a path component of the cache and the results
+            raise ValueError(f"experiment name {name!r} {problem}: {SAFE_NAME_RULE}")
         doc = (func.__doc__ or "").strip().splitlines()[0] if func.__doc__ else ""
         _EXPERIMENTS[name] = Experiment(name=name, run=func, params=tuple(params), doc=doc)
         return func
@@ -134,11 +138,21 @@ def list_experiments() -> list[Experiment]:
     return list(_EXPERIMENTS.values())
 
 
-def expand_grid(exp: Experiment, grid: Mapping[str, Any] | None) -> list[dict[str, ParamValue]]:
-    """Rows of a grid: each key maps to a list of values (a scalar is a one-value list), the
-    rows are their cartesian product (in the grid's key order, last key fastest), and the
-    optional ``fixed`` mapping sets parameters shared by every row. A grid of more than
-    :data:`MAX_GRID_POINTS` rows is refused before any row is built."""
+def expand_grid(exp: Experiment, grid: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None) -> list[dict[str, ParamValue]]:
+    """Complete, type-checked parameter rows of a grid, in one of two shapes.
+
+    A mapping: each key maps to a list of values (a scalar is a one-value list), the rows are
+    their cartesian product (in the grid's key order, last key fastest), and the optional
+    ``fixed`` mapping sets parameters shared by every row. A list: explicit rows, each a mapping
+    completed with the defaults; rows may set different parameters (a sweep mixing two
+    variants does), and a bad key or value is named with its row, ``rows[K].KEY``. A grid of more
+    than :data:`MAX_GRID_POINTS` rows is refused before any row is built; anything else is an
+    :class:`InputError` naming ``grid``."""
+    if isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)):
+        return _explicit_rows(exp, grid)
+    if grid is not None and not isinstance(grid, Mapping):
+        raise InputError("grid", f"must be a mapping (parameter -> values) or a list of parameter rows, "
+                                 f"got {type(grid).__name__}")
     grid = dict(grid or {})
     fixed = grid.pop("fixed", None) or {}
     if not isinstance(fixed, Mapping):
@@ -155,7 +169,23 @@ def expand_grid(exp: Experiment, grid: Mapping[str, Any] | None) -> list[dict[st
     points = math.prod(len(axis) for axis in axes)
     if points > MAX_GRID_POINTS:
         widest = max(axes, key=len)[0][0]
-        raise InputError(f"grid.{widest}", f"the grid has {points:,} points (the product of its lists), above the "
-                                           f"limit of {MAX_GRID_POINTS:,}: split it into several sweeps")
+        raise InputError(f"grid.{widest}", _too_many(points))
     exp.complete(fixed, where="grid.fixed")  # names a bad key under fixed: as grid.fixed.KEY
     return [exp.complete({**fixed, **dict(combo)}, where="grid") for combo in itertools.product(*axes)]
+
+
+def _explicit_rows(exp: Experiment, rows: Sequence[Any]) -> list[dict[str, ParamValue]]:
+    """The list shape of :func:`expand_grid`."""
+    if len(rows) > MAX_GRID_POINTS:
+        raise InputError("rows", _too_many(len(rows)))
+    out = []
+    for k, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise InputError(f"rows[{k}]", f"must be a mapping of parameter -> value, got {type(row).__name__}")
+        out.append(exp.complete(row, where=f"rows[{k}]"))
+    return out
+
+
+def _too_many(points: int) -> str:
+    return (f"the grid has {points:,} points (the product of its lists, or its rows), above the limit of "
+            f"{MAX_GRID_POINTS:,}: split it into several sweeps")

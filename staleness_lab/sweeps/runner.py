@@ -42,7 +42,7 @@ from typing import Any
 
 import pandas as pd
 
-from staleness_lab.errors import InputError
+from staleness_lab.errors import InputError, one_line
 from staleness_lab.sweeps.cache import (
     CorruptCacheEntry,
     cache_key,
@@ -96,7 +96,8 @@ class SweepError(RuntimeError):
 
 class SweepInputError(SweepError, InputError):
     """A :class:`SweepError` whose original was bad input; ``field``/``rule``/``table`` are the
-    original's, the message (one line) names the row first."""
+    original's, the message (one line, at most :data:`~staleness_lab.errors.MAX_MESSAGE`
+    characters however long the row's values) names the row first."""
 
     def __init__(self, index: int, params: Mapping[str, Any], message: str, *, field: str, rule: str,
                  table: str | None = None, original_type: str = "InputError", remote_traceback: str | None = None) -> None:
@@ -104,7 +105,7 @@ class SweepInputError(SweepError, InputError):
         self.rule = rule
         self.table = table
         SweepError.__init__(self, index, params, message, original_type=original_type, remote_traceback=remote_traceback)
-        self.args = (str(self).replace("\r", "\\r").replace("\n", "\\n"),)
+        self.args = (one_line(str(self)),)  # line breaks escaped, cut past MAX_MESSAGE like any InputError
 
     def __str__(self) -> str:
         return self.args[0]
@@ -253,21 +254,6 @@ class SweepResult:
         }
 
 
-def resolve_rows(exp: Experiment, grid: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
-    """Complete, type-checked parameter rows: a grid mapping is expanded (:func:`expand_grid`),
-    a list is taken as explicit rows (each completed with the defaults)."""
-    if grid is None or isinstance(grid, Mapping):
-        return expand_grid(exp, grid)
-    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence):
-        raise InputError("grid", f"must be a mapping (parameter -> values) or a list of parameter rows, got {type(grid).__name__}")
-    rows = []
-    for k, row in enumerate(grid):
-        if not isinstance(row, Mapping):
-            raise InputError(f"rows[{k}]", f"must be a mapping of parameter -> value, got {type(row).__name__}")
-        rows.append(exp.complete(row, where=f"rows[{k}]"))
-    return rows
-
-
 def _resolve_cache_dir(cache_dir: Any) -> Path | None:
     if cache_dir is None:
         return None
@@ -306,7 +292,7 @@ def run_sweep(
         raise InputError("runner", f"must be one of {', '.join(RUNNERS)}, got {runner!r}")
     if master is not None and runner != "spark":
         raise InputError("master", "applies only to runner='spark'")
-    rows = resolve_rows(exp, grid)
+    rows = expand_grid(exp, grid)
     cache_root = _resolve_cache_dir(cache_dir)
 
     code = code_identity(exp.run.__module__)

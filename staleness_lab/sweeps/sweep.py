@@ -8,7 +8,9 @@ Grid file (YAML)::
       horizon: 2000
 
 Rows are the cartesian product (last key fastest), completed with the experiment's defaults.
-Every bad input -- a missing or unparseable grid file, a grid that is not a mapping, a key the
+A list at the top instead gives explicit rows (``- {policy: edf, seed: 1}``), each completed
+with the defaults; a bad key or value is named with its row (``rows[1].seed``).
+Every bad input -- a missing or unparseable grid file, a grid that is neither, a key the
 experiment does not take, a value of the wrong type, an unknown experiment, no experiment named
 without ``--list`` -- fails before any work with one line on stderr and exit status 2.
 
@@ -28,6 +30,7 @@ from typing import Any
 
 from staleness_lab.errors import InputError
 from staleness_lab.model.documents import load_document
+from staleness_lab.outputs import writing
 from staleness_lab.provenance import provenance_metadata, write_parquet_atomic
 from staleness_lab.paths import data_root
 from staleness_lab.sweeps.registry import Experiment, expand_grid
@@ -40,9 +43,10 @@ def default_results_path(experiment: str) -> Path:
     return data_root() / "data" / "results" / f"{experiment}.parquet"
 
 
-def load_grid(path: Path) -> dict[str, Any]:
-    """The grid mapping of a YAML (or ``.json``) file, or an InputError on ``--grid``."""
-    return load_document(path, what="grid", field="--grid")
+def load_grid(path: Path) -> dict[str, Any] | list[Any]:
+    """The grid of a YAML (or ``.json``) file -- a mapping, or a list of explicit rows
+    (:func:`~staleness_lab.sweeps.registry.expand_grid`) -- or an InputError on ``--grid``."""
+    return load_document(path, what="grid", field="--grid", lists=True)
 
 
 
@@ -98,8 +102,9 @@ def sweep_command(
             print(err.remote_traceback.rstrip(), file=sys.stderr)
         print(f"staleness-lab: error: {err}", file=sys.stderr)
         return 1
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    write_parquet_atomic(result.frame, out_path, provenance_metadata(result.provenance_extra()))
+    with writing(out_path, "--out"):
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        write_parquet_atomic(result.frame, out_path, provenance_metadata(result.provenance_extra()))
     where = f"runner {result.runner}" + (f", master {result.master}" if result.master else "")
     startup = f", Spark start-up {result.spark_startup_seconds:.1f} s" if result.spark_startup_seconds else ""
     print(

@@ -99,7 +99,7 @@ from staleness_lab.workflows.planner import monotonic
 from staleness_lab.workflows.provenance import Provenance, Validity, apply, fmt, hi, prov
 from staleness_lab.workflows.rows import apply_delta
 from staleness_lab.workflows.schedule import Scheduler
-from staleness_lab.workflows.size import check_arrivals
+from staleness_lab.workflows.size import check_arrivals, check_run_steps
 from staleness_lab.workflows.store_lock import store_lock
 
 #: Machines of the elastic pool: an invocation lasts cost / P hours (digest §3 [D]).
@@ -222,7 +222,9 @@ class _Loop:
         self.workflow = workflow
         self.config = config
         self.horizon = config.horizon if config.horizon is not None else workflow.horizon
-        check_arrivals(workflow.channels, self.horizon, workflow.limits, field="--horizon" if config.horizon is not None else None)
+        given = "--horizon" if config.horizon is not None else None
+        check_arrivals(workflow.channels, self.horizon, workflow.limits, field=given)
+        check_run_steps(workflow.channels, workflow.operators, self.horizon, workflow.limits, field=given)
         self.scheduler = Scheduler(workflow, config.scenario, config.options)
         self.inputs = input_arrivals(workflow, config.seed, self.horizon)
         self.start = max(a.first for a in self.inputs.values())

@@ -33,7 +33,8 @@ from staleness_lab.sweeps.cache import (
     read_cached,
     write_cached,
 )
-from staleness_lab.sweeps.runner import SweepResult, resolve_rows, run_sweep
+from staleness_lab.sweeps.registry import expand_grid
+from staleness_lab.sweeps.runner import SweepResult, run_sweep
 from staleness_lab.sweeps.sweep import sweep_command
 
 EXPERIMENT = "baseline-utilization"
@@ -52,7 +53,7 @@ def sweep(cache_dir: Path | None, **options: Any) -> SweepResult:
 def row_file(cache_dir: Path, row: int) -> Path:
     """The cache file of grid row ``row``."""
     exp = get_experiment(EXPERIMENT)
-    params = resolve_rows(exp, GRID)[row]
+    params = expand_grid(exp, GRID)[row]
     return cache_path(cache_dir, EXPERIMENT, cache_key(EXPERIMENT, params, code_identity(exp.run.__module__)))
 
 
@@ -154,7 +155,7 @@ def test_an_entry_shared_by_repeated_rows_is_recomputed_and_reported_once(
 ) -> None:
     victim = row_file(cached, 2)
     truncate(victim, cached)
-    row = resolve_rows(get_experiment(EXPERIMENT), GRID)[2]
+    row = expand_grid(get_experiment(EXPERIMENT), GRID)[2]
     again = run_sweep(EXPERIMENT, [row, row], cache_dir=cached, progress=False)
     assert (again.computed, again.from_cache, again.recomputed_corrupt) == (1, 0, [victim])
     assert capsys.readouterr().err.splitlines() == [f"{MESSAGE} {victim}"]

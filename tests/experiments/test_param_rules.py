@@ -35,7 +35,6 @@ from staleness_lab.experiments.intermittent import spark as xs
 from staleness_lab.experiments.intermittent import sweeps as ix
 from staleness_lab.experiments.olston import sweeps as olston
 from staleness_lab.sweeps.registry import Experiment, Param, expand_grid
-from staleness_lab.sweeps.runner import resolve_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = Path(sys.executable).parent / "staleness-lab"
@@ -122,7 +121,7 @@ def test_choices_are_what_the_code_knows() -> None:
 
 
 def _expand(experiment: str, grid: Any) -> int:
-    rows = resolve_rows(get_experiment(experiment), grid)
+    rows = expand_grid(get_experiment(experiment), grid)
     assert rows
     return len(rows)
 

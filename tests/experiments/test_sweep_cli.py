@@ -80,7 +80,7 @@ BAD = [
     Bad("empty-values", "policy: []\n", "grid.policy"),
     Bad("fixed-not-mapping", "fixed: [1, 2]\n", "grid.fixed"),
     Bad("grid-and-fixed", "policy: [edf]\nfixed:\n  policy: fifo\n", "grid.policy"),
-    Bad("not-a-mapping", "- policy\n- seed\n", "--grid"),
+    Bad("rows-not-mappings", "- policy\n- seed\n", "rows[0]"),  # a list is explicit rows, each a mapping
     Bad("scalar-file", "42\n", "--grid"),
     Bad("empty-file", "", "--grid"),
     Bad("unparseable", "policy: [edf\nseed: 1\n", "--grid"),

@@ -239,7 +239,7 @@ def test_a_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     plan = make_plan(load_queryset(E5), "edf")
     _failing_second_write(monkeypatch)
     out = tmp_path / "plan"
-    with pytest.raises(InputError, match=r"--out: .*cannot write the plan \(disk full \(simulated\)\)"):
+    with pytest.raises(InputError, match=r"--out: .*cannot be written \(disk full \(simulated\)\)"):
         write_plan(plan, out, version="test")
     assert list(tmp_path.iterdir()) == []  # neither DIR nor a temporary directory
 

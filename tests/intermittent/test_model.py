@@ -122,7 +122,8 @@ BAD = [
         "queries[0].cost.points[0]", ["[0, 0]"]),
     # names and set-level options
     Bad("duplicate-name", query(1, name="A"), "queries[1].name", ["duplicate"]),
-    Bad("empty-name", query(1, name=""), "queries[1].name", ["non-empty"]),
+    Bad("empty-name", query(1, name=""), "queries[1].name", ["is empty"]),
+    Bad("path-like-name", query(1, name="../x"), "queries[1].name", ["path component"]),
     Bad("no-queries", top(queries=[]), "queries", ["non-empty"]),
     Bad("executors-zero", top(executors=0), "executors", [">= 1"]),
     Bad("executors-fractional", top(executors=1.5), "executors", ["integer"]),
