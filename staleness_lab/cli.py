@@ -20,7 +20,7 @@ from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.jsonout import dumps, strict
 from staleness_lab.intermittent.schemes import OBJECTIVES, SCHEMES
-from staleness_lab.intermittent.size import PlanLimits
+from staleness_lab.intermittent.size import MAX_MODEL_TERMS, PlanLimits
 from staleness_lab.model import load_workload
 from staleness_lab.policies import available_policies, parse_options, policy_options
 from staleness_lab.sim.engine import ENGINES
@@ -478,7 +478,7 @@ def _plan(args: argparse.Namespace) -> int:
         check_plan_dir(args.out, "--out")
     plan = make_plan(qs, args.scheme, minbatch=options["minbatch"], objective=args.objective,
                      time_limit=args.time_limit, workers=args.workers, limits=limits,
-                     max_model_terms=args.max_model_terms)
+                     max_model_terms=MAX_MODEL_TERMS if args.max_model_terms is None else args.max_model_terms)
     if args.out is not None:
         given = {key: value for key, value in overrides.items() if value is not None}
         write_plan(plan, args.out, version=__version__, options={**options, "queries_file": str(args.queries), **given})

@@ -34,7 +34,8 @@ import staleness_lab as sl
 from staleness_lab.errors import InputError
 from staleness_lab.experiments import get_experiment
 from staleness_lab.intermittent import load_queryset
-from staleness_lab.optimize.batch_plan import MAX_MODEL_TERMS, optimal_plan
+from staleness_lab.intermittent.size import MAX_MODEL_TERMS
+from staleness_lab.optimize.batch_plan import optimal_plan
 from staleness_lab.sweeps.registry import experiment, expand_grid
 from test_hostile_inputs import CLI, MEMORY_LIMIT, _env, hidden, one_error_line, run_cli, start_cli
 
@@ -264,6 +265,8 @@ def test_max_model_terms_bounds_every_round() -> None:
         optimal_plan(qs, max_terms=100)
     plan = optimal_plan(qs, max_terms=5_000, time_limit=5, workers=1)  # E5's first round: under 5,000
     assert plan.status == "ok" and plan.misses == 0
+    unlimited = optimal_plan(qs, max_terms=None, time_limit=5, workers=1)  # the experiments' call: no rule
+    assert unlimited.status == "ok" and unlimited.misses == 0
 
 
 def test_a_workflow_run_is_bounded_by_its_steps(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES, algorithm1, exact
-from staleness_lab.intermittent.size import PlanLimits, check_plan_size
+from staleness_lab.intermittent.size import MAX_MODEL_TERMS, PlanLimits, check_plan_size
 from staleness_lab.cpsat import check_workers
 
 #: The largest window the exact DP hints the optimizer with, for non-linear costs.
@@ -77,15 +77,15 @@ def best_heuristic(qs: QuerySet, minbatch: bool = True) -> BatchPlan:
 
 def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: str = "misses",
               time_limit: float = 10.0, workers: int = 2, deterministic_time: float | None = None,
-              limits: PlanLimits | None = None, max_model_terms: int | None = None) -> BatchPlan:
+              limits: PlanLimits | None = None, max_model_terms: int | None = MAX_MODEL_TERMS) -> BatchPlan:
     """``qs`` planned by ``scheme`` (one of :data:`SCHEMES`). ``minbatch`` applies to the dispatch
     policies and to the hint of ``optimal``; ``objective``, ``time_limit``, ``workers`` and
     ``deterministic_time`` apply to ``optimal`` only. Bad options raise :class:`InputError`
     naming the option (``--scheme``, ``--objective``, ...); a set above the size ``limits``
     (:func:`~staleness_lab.intermittent.size.check_plan_size`, default :class:`PlanLimits`), or
     one the CP-SAT planner cannot hold (``optimal``), is refused before any planning;
-    ``max_model_terms`` (default :data:`~staleness_lab.optimize.batch_plan.MAX_MODEL_TERMS`) bounds
-    the CP-SAT model, checked after the heuristic hint and before the model is built."""
+    ``max_model_terms`` (default :data:`~staleness_lab.optimize.batch_plan.MAX_MODEL_TERMS`; None:
+    no limit) bounds the CP-SAT model, checked after the heuristic hint and before the model is built."""
     check_options(scheme, objective, time_limit, workers, deterministic_time)
     check_plan_size(qs, limits)
     if scheme == "optimal":
@@ -103,9 +103,9 @@ def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: st
     hint = best_heuristic(qs, minbatch=minbatch)
     from staleness_lab.optimize.batch_plan import optimal_plan  # OR-Tools only when needed
 
-    terms = {} if max_model_terms is None else {"max_terms": max_model_terms}
     plan = optimal_plan(qs, objective=objective, time_limit=float(time_limit), workers=workers, hint=hint,
-                        deterministic_time=None if deterministic_time is None else float(deterministic_time), **terms)
+                        deterministic_time=None if deterministic_time is None else float(deterministic_time),
+                        max_terms=max_model_terms)
     if plan.solver is None:
         return plan
     hinted = {"scheme": hint.scheme, "misses": hint.misses, "total_cost": float(hint.total_cost)}

@@ -41,6 +41,9 @@ MAX_QUERIES = 1_000
 MAX_TUPLES = 1_000_000
 #: Default most batches a plan may need: Σ N over the set (a batch holds at least one tuple).
 MAX_BATCHES = 250_000
+#: Default most terms in one round of the CP-SAT planner's model
+#: (:func:`~staleness_lab.optimize.batch_plan.model_terms`): about 0.9 GB while CP-SAT solves.
+MAX_MODEL_TERMS = 500_000
 
 #: The flag that raises each limit, by :class:`PlanLimits` field.
 FLAGS = {"max_queries": "--max-queries", "max_tuples": "--max-tuples", "max_batches": "--max-batches"}

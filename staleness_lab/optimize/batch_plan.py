@@ -131,6 +131,7 @@ from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
 from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan, Step, aggregate, batch
+from staleness_lab.intermittent.size import MAX_MODEL_TERMS
 
 SCHEME = "optimal"
 #: CP-SAT's random seed (fixed: deterministic mode needs it, and wall-clock runs vary less).
@@ -145,8 +146,6 @@ MIN_ROUND_SHARE = 0.05
 DET_ROUNDS = 4
 #: Largest ``(K + 2)·N^2`` for the exact split DP of the K certificate (numpy; else a weaker bound).
 DP_LIMIT = 10_000_000
-#: Default most terms in one round's model (:func:`model_terms`): about 0.9 GB while CP-SAT solves.
-MAX_MODEL_TERMS = 500_000
 #: Terms of one slot besides its tables: its variables and constraints (``_Model._query``).
 SLOT_TERMS = 10
 #: The ``plan`` option that raises :data:`MAX_MODEL_TERMS`.
@@ -812,14 +811,15 @@ def check_model_size(qs: QuerySet) -> None:
 def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float = 10.0, workers: int = 2,
                  hint: BatchPlan | None = None, deterministic_time: float | None = None,
                  fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
-                 max_slots: int | None = None, max_terms: int = MAX_MODEL_TERMS) -> BatchPlan:
+                 max_slots: int | None = None, max_terms: int | None = MAX_MODEL_TERMS) -> BatchPlan:
     """The CP-SAT optimum of ``qs`` on its time grid (module docstring): phase 1 minimises misses
     (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``.
 
     ``max_terms`` bounds every round's model (:func:`model_terms`): a first round above it is
     refused (:class:`InputError` naming ``--max-model-terms``) before anything is built, and K
     grows in later rounds only as far as the model stays within it (the cap is then reported
-    as possibly binding)."""
+    as possibly binding). ``None`` sets no limit: the papers' experiments, whose sizes their
+    profiles fix, plan as they did before the rule (the rule guards input a user hands ``plan``)."""
     if objective not in OBJECTIVES:
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     check_workers(workers, "workers")
@@ -830,7 +830,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     if max_slots is not None and (isinstance(max_slots, bool) or not isinstance(max_slots, int) or max_slots < 1):
         raise InputError("max_slots", f"must be an integer >= 1, got {max_slots!r}")
     check_model_size(qs)
-    max_terms = check_max_terms(max_terms)
+    if max_terms is not None:
+        max_terms = check_max_terms(max_terms)
     fixed = _fixed(qs, fixed_sizes)
     limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
     K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}
@@ -851,7 +852,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     while True:
         round_no += 1
         consts = consts_for(K)
-        if round_no == 1:
+        if round_no == 1 and max_terms is not None:
             check_model_terms(consts, max_terms)
         result = _solve_round(qs, consts, objective, seed, budget, round_no)
         result.number = round_no
@@ -874,7 +875,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
         else:
             more_time = budget.left() > MIN_ROUND_SHARE * budget.total
         grown = {**K, **{name: min(limit[name], 2 * K[name]) for name in grow}}
-        if not grow or not more_time or model_terms(consts_for(grown)) > max_terms:
+        if not grow or not more_time or (max_terms is not None and model_terms(consts_for(grown)) > max_terms):
             break
         K = grown
 

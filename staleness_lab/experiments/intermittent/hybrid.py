@@ -369,7 +369,8 @@ def hybrid_multi(scheme: str, rho: float, queries: str, scale: float, parts: int
     planning = planning_queryset(qs, measured, margin)
     data = tpch_data(scale, parts)
     if scheme == "optimal":
-        plan = make_plan(planning, "optimal", workers=1, deterministic_time=deterministic_time)
+        plan = make_plan(planning, "optimal", workers=1, deterministic_time=deterministic_time,
+                         max_model_terms=None)  # sized by the profile
     else:
         plan = model_dispatch(planning, scheme)
     if plan.status != "ok":

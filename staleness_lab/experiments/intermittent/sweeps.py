@@ -190,7 +190,7 @@ def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time:
 
         hint = algorithm1(qs)
         plan = optimal_plan(qs, hint=hint if hint.status == "ok" else None, workers=1,
-                            deterministic_time=deterministic_time)
+                            deterministic_time=deterministic_time, max_terms=None)  # sized by the profile
     return pd.DataFrame([{**plan_row(qs, plan), "deadline": float(deadline), "min_cost": float(q.min_cost),
                           "solver_status": (plan.solver or {}).get("status", "")}])
 
@@ -327,7 +327,8 @@ def optimum(n_queries: int, N: int, rho: float, seed: int, deterministic_time: f
     qs = random_a5_instance(n_queries, N, rho, seed)
     plans = {policy: dispatch(qs, policy) for policy in POLICIES}
     best = min(plans.values(), key=lambda p: (p.misses, p.total_cost))
-    opt = optimal_plan(qs, hint=best, workers=1, deterministic_time=deterministic_time)
+    opt = optimal_plan(qs, hint=best, workers=1, deterministic_time=deterministic_time,
+                       max_terms=None)  # sized by the profile
     solver = opt.solver or {}
     cost_phase = next((p for p in solver.get("phases", [])
                        if p.get("phase") == "cost" and p.get("round") == solver.get("round")), {})
