@@ -157,6 +157,25 @@ def open_notebook(browser: Any, url: str, plots: int, blocked: list[str]) -> Any
     return page
 
 
+#: Before a slider moves: mark its explorer's figures (the nearest box around the slider that
+#: holds plots) as old, and return how many there are.
+MARK = """label => {
+  const box = Array.from(document.querySelectorAll('.widget-slider'))
+    .find(b => (b.querySelector('.widget-label') || {}).textContent.trim() === label);
+  let root = box;
+  while (root && !root.querySelector('.js-plotly-plot')) { root = root.parentElement; }
+  window.__slRoot = root;
+  const plots = root.querySelectorAll('.js-plotly-plot');
+  plots.forEach(gd => { gd.__slOld = true; });
+  return plots.length;
+}"""
+#: After: the time (performance.now()) once every figure of that explorer has been drawn anew
+#: (an explorer replaces each pane's figure on a redraw), else false.
+REDRAWN = """n => { const plots = Array.from(window.__slRoot.querySelectorAll('.js-plotly-plot'));
+  return plots.length >= n && plots.every(gd => !gd.__slOld && gd._fullLayout && gd.querySelector('.main-svg'))
+    ? performance.now() : false; }"""
+
+
 def slider_handle(page: Any, label: str) -> Any:
     """The handle of the slider whose description is ``label``."""
     box = page.locator(".widget-slider").filter(has=page.locator(".widget-label", has_text=label)).first
@@ -165,17 +184,12 @@ def slider_handle(page: Any, label: str) -> Any:
 
 def step_slider(page: Any, label: str, key: str = "ArrowRight") -> float:
     """Move the slider ``label`` one step with the keyboard (as a student does; the slider sends
-    its value on release) and wait until every plot on the page has been drawn anew (an
-    explorer replaces each pane's figure on a redraw); the seconds from the key press to the
-    last figure drawn, polled at each animation frame."""
-    count = page.evaluate("""() => { const plots = document.querySelectorAll('.js-plotly-plot');
-        plots.forEach(gd => { gd.__slOld = true; }); return plots.length; }""")
+    its value on release) and wait until its explorer has drawn every figure anew; the seconds
+    from the key press to the last figure drawn, polled at each animation frame."""
+    count = page.evaluate(MARK, label)
     handle = slider_handle(page, label)
     handle.focus()
     started = page.evaluate("performance.now()")
     handle.press(key)
-    done = page.wait_for_function(
-        """n => { const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
-        return plots.length >= n && plots.every(gd => !gd.__slOld && gd._fullLayout && gd.querySelector('.main-svg'))
-            ? performance.now() : false; }""", arg=count, polling="raf", timeout=PAGE_TIMEOUT_MS)
+    done = page.wait_for_function(REDRAWN, arg=count, polling="raf", timeout=PAGE_TIMEOUT_MS)
     return (done.json_value() - started) / 1000.0

@@ -1,8 +1,10 @@
-"""``staleness-lab teach`` in a real browser: the server started as a lecturer starts it, "What is
-staleness" opened in headless Chromium (Playwright driving the system ``chromium``) with every
-request off loopback refused, a slider moved, and the redrawn plot checked against the
-simulation the API gives for the same values. The server is stopped through its process group
-and must take Voila's kernels with it."""
+"""The teaching notebooks in a real browser, headless Chromium driven by Playwright (the system
+``chromium``). Served: ``staleness-lab teach`` started as a lecturer starts it, "What is staleness"
+opened with every request off loopback refused, a slider moved, and the redrawn plot checked
+against the simulation the API gives for the same values; the server is stopped through its
+process group and must take Voila's kernels with it. Offline: the same notebook's handout from
+``staleness-lab report``, opened from disk with every other request refused, its precomputed
+slider moved."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import numpy as np
 
 from staleness_lab import viz
 from staleness_lab.api import simulate
-from tests.teach_browser import PLOTS, launch, open_notebook, step_slider, teach_server
+from tests.teach_browser import COMMAND, PLOTS, launch, open_notebook, step_slider, teach_server
 
 NOTEBOOK = "01-what-is-staleness"
 #: The notebook's workload at its default horizon (its explorer runs FIFO on it).
@@ -70,3 +72,43 @@ def test_a_slider_in_the_served_notebook_redraws_what_the_api_computes(chromium:
     assert served.returncode == 143 and "staleness-lab: terminated" in served.log.read_text()
     assert len(served.spawned) >= 2 and not served.survivors  # Voila and its kernel stopped with it
 
+
+
+def test_the_offline_handout_responds_with_no_kernel_and_no_network(chromium: str, tmp_path: Path) -> None:
+    """``report --only`` renders the handout; opened from disk with every request but the file's
+    own refused, its figures draw and its precomputed slider redraws both panes."""
+    import subprocess
+
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "reports"
+    proc = subprocess.run([*COMMAND, "report", "--only", NOTEBOOK, "--out", str(out)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page_file = out / "teaching" / f"{NOTEBOOK}.html"
+    assert f'href="teaching/{NOTEBOOK}.html"' in (out / "index.html").read_text()
+    refused: list[str] = []
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = launch(pw, chromium)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
+                       else (refused.append(r.request.url), r.abort()))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(page_file.as_uri())
+            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 2")
+            before = page.evaluate(PLOTS)
+            rail = page.locator(".slider-rail-touch-rect").first
+            rail.scroll_into_view_if_needed()
+            box = rail.bounding_box()
+            page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)  # the last step: 40
+            page.wait_for_function("(s => s.active === s.steps.length - 1)(document.querySelector('.js-plotly-plot')"
+                                   ".layout.sliders[0])")
+            after = page.evaluate(PLOTS)
+            page.screenshot(path=str(tmp_path / "handout-01-period-40.png"))
+        finally:
+            browser.close()
+    shown = [[t for t in plot if t["visible"] is True] for plot in (before[1], after[1])]
+    assert same_curves(shown[0], curves(10.0)) and same_curves(shown[1], curves(40.0))
+    assert not refused and not errors
