@@ -96,6 +96,11 @@ def stacked(figures: Sequence[go.Figure], active: int) -> tuple[go.Figure, list[
     return base, masks, layouts
 
 
+def _script_json(value: Any) -> str:
+    """``value`` as JSON safe inside a ``<script>`` element (table names are the user's)."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
 def _div(fig: go.Figure, div_id: str) -> str:
     return pio.to_html(fig, include_plotlyjs=False, include_mathjax=False, full_html=False, div_id=div_id,
                        default_width="100%", default_height=480, validate=False,
@@ -146,9 +151,12 @@ def handout_html(explorer: Explorer, prefix: str = "sl-handout") -> str:
         else:
             follow.append({"id": div_id, "masks": masks, "layouts": layouts})
         parts.append(_div(base, div_id))
-    parts.append(_FOLLOW.format(lead=json.dumps(f"{prefix}-0"), panes=json.dumps(follow)))
-    parts.append(f"<p><i>Below: the first view ({html.escape(name)} = {html.escape(label(start))}).</i></p>"
-                 + explorer.notes)
+    parts.append(_FOLLOW.format(lead=_script_json(f"{prefix}-0"), panes=_script_json(follow)))
+    first = f"the first view ({html.escape(name)} = {html.escape(label(start))})"
+    if explorer.reason is None:
+        parts.append(f"<p><i>Below: {first}.</i></p>{explorer.notes}")
+    else:
+        parts.append(f"<p><i>{first.capitalize()} cannot be drawn: {html.escape(explorer.reason)}.</i></p>")
     if refused:
         parts.append("<p>Not drawn: " + "; ".join(html.escape(r) for r in refused) + ".</p>")
     parts.append("</div>")

@@ -15,7 +15,7 @@ from staleness_lab.handouts import HANDOUT_TAG, handout_source, teaching_noteboo
 from staleness_lab.reports import check_report_dir, notebooks_dir
 from staleness_lab.widgets import BatchPlanExplorer, ScheduleExplorer
 from staleness_lab.widgets.handout import frame_values, frames, handout_html
-from tests.widgets.helpers import E5, drawn
+from tests.widgets.helpers import DEMO, E5, drawn
 
 WORKLOAD = {"tracks": 1, "horizon": 200.0, "tables": [
     {"name": "orders", "period": 10, "alpha": 2, "beta": 0.2, "priority": 1},
@@ -77,3 +77,11 @@ def test_the_reports_directory_takes_our_teaching_folder_and_nothing_else_in_it(
     (out / "teaching").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(InputError, match=r"\(teaching\)"):
         check_report_dir(out)
+
+
+def test_a_first_view_the_model_refuses_says_so_and_the_slider_starts_at_a_drawable_value() -> None:
+    ex = ScheduleExplorer(DEMO, policy="edf-partitioned", horizon=300.0, main="tracks")
+    page = handout_html(ex, prefix="p")
+    assert "The first view (tracks = 2) cannot be drawn: edf-partitioned needs 3 tracks" in page
+    assert "Not drawn: 1: edf-partitioned needs 3 tracks" in page and '"active":0' in page
+    assert page.count('"method":"update"') == 6  # tracks 3 to 8
