@@ -1,6 +1,6 @@
 # The two commands: `make run` (set up, then run the main job) and `make test` (set up, then test).
 # `make lab` opens JupyterLab on notebooks/ with the project's kernel.
-.PHONY: setup run test lab bench clean
+.PHONY: setup run test lab teach bench clean
 
 VENV := .venv
 BIN := $(VENV)/bin
@@ -26,6 +26,14 @@ test: setup
 # LAB_ARGS passed on to `jupyter lab`. Stop it with Ctrl-C.
 lab: setup
 	@bash scripts/lab.sh $(LAB_ARGS)
+
+# The teaching notebooks (notebooks/teaching/) served to a class with Voila, code hidden:
+# TEACH_PORT (default 8866), TEACH_IP (default 127.0.0.1; 0.0.0.0 lets the whole network in).
+# Stop it with Ctrl-C (its kernels stop with it).
+TEACH_PORT ?= 8866
+TEACH_IP ?= 127.0.0.1
+teach: setup
+	$(BIN)/staleness-lab teach --port $(TEACH_PORT) --ip $(TEACH_IP)
 
 # The engine benchmark (benchmarks/).
 bench: setup

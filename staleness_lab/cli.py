@@ -26,6 +26,7 @@ from staleness_lab.policies import available_policies, parse_options, policy_opt
 from staleness_lab.sim.engine import ENGINES
 from staleness_lab.sim.size import check_run_size
 from staleness_lab.outputs import check_output_directory, nothing_is_ours
+from staleness_lab.teach import DEFAULT_IP, DEFAULT_PORT, serve
 from staleness_lab.tracefiles import check_output_dir, check_trace_dir, write_trace
 
 if TYPE_CHECKING:
@@ -107,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--cache", nargs="?", const="", metavar="DIR",
                         help="reuse and store sweep rows in a per-row cache (default DIR: data/cache), so a stopped "
                              "render resumes; without it every row is recomputed")
+
+    teach = sub.add_parser("teach", help="serve notebooks/teaching/ to a class with Voila (code hidden; loopback "
+                                         "unless --ip says otherwise)")
+    teach.add_argument("--port", default=str(DEFAULT_PORT), metavar="P", help=f"port to listen on (default: {DEFAULT_PORT})")
+    teach.add_argument("--ip", default=DEFAULT_IP, metavar="ADDR",
+                       help=f"address to listen on (default: {DEFAULT_IP}; 0.0.0.0 lets the whole network in)")
 
     plan = sub.add_parser("plan", help="plan an intermittent query set (Chandrasekaran & Sudarshan) with one scheme")
     plan.add_argument("queries", metavar="QUERIES.yaml", help="query set file (YAML or JSON)")
@@ -455,6 +462,10 @@ def _report(args: argparse.Namespace) -> int:
     return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out, cache=cache)
 
 
+def _teach(args: argparse.Namespace) -> int:
+    return serve(port=args.port, ip=args.ip)
+
+
 def _plan(args: argparse.Namespace) -> int:
     from staleness_lab.intermittent import load_queryset
     from staleness_lab.intermittent.planfiles import check_plan_dir, plan_json, write_plan
@@ -711,7 +722,7 @@ _WORKFLOW_COMMANDS = {"validate": _workflow_validate, "run": _workflow_run, "ver
 
 
 _COMMANDS = {
-    "simulate": _simulate, "check": _check, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "bench": _bench,
+    "simulate": _simulate, "check": _check, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "teach": _teach, "bench": _bench,
     "plan": _plan, "tpch": _tpch, "optimum": _optimum, "workflow": _workflow,
 }
 

@@ -13,6 +13,11 @@ pandas and PySpark versions, date). Each page also carries its verdict and prove
 its head (``<script type="application/json" id="staleness-lab-report">``), so an ``--only`` run
 still indexes the reports of earlier runs.
 
+The teaching notebooks (``notebooks/teaching/*.ipynb``) become offline handouts,
+``<out>/teaching/<name>.html``, run with their own defaults in handout mode
+(:mod:`staleness_lab.handouts`): each explorer's first view plus a precomputed plotly slider over
+its main control. The index lists them under their own heading; ``--only`` takes their names too.
+
 Failures: a notebook that raises gets no report (a stale one is removed), the others still run,
 the index says ``failed: <first line of the error>`` and the exit status is 1. A notebook
 parameter of the wrong type or value (:class:`~staleness_lab.notebook_params.NotebookParameterError`
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from staleness_lab.errors import InputError
+from staleness_lab.handouts import TEACHING, handout_source, is_teaching, teaching_notebooks, without_handout_cell
 
 #: The mime type of a verdict in a notebook's outputs (its data: ``{"verdict": "..."}``).
 VERDICT_MIMETYPE = "application/x.staleness-lab.verdict+json"
@@ -70,7 +76,7 @@ p.sl-provenance { color: #666; font-size: 0.85em; margin: 1em 1.5em 0 1.5em; }
 {%- endblock input_group %}
 {%- block body_header -%}
 {{ super() }}
-<p class="sl-provenance">{{ resources.sl_provenance | e }} &middot; <a href="index.html">all reports</a></p>
+<p class="sl-provenance">{{ resources.sl_provenance | e }} &middot; <a href="{{ resources.sl_index | e }}">all reports</a></p>
 {%- endblock body_header -%}
 """
 
@@ -152,9 +158,11 @@ def notebooks_dir() -> Path:
     return root / "notebooks"
 
 
-def render_html(nb: Any, title: str, provenance_line: str, meta: dict[str, Any] | None = None) -> str:
+def render_html(nb: Any, title: str, provenance_line: str, meta: dict[str, Any] | None = None,
+                index_href: str = "index.html") -> str:
     """An executed notebook as one offline HTML page (plotly.js inline once, nothing from the
-    network, code folded); ``meta`` goes into the page as inert JSON (see :func:`read_page_meta`)."""
+    network, code folded); ``meta`` goes into the page as inert JSON (see :func:`read_page_meta`),
+    ``index_href`` is where its "all reports" link points."""
     from markupsafe import Markup
     from nbconvert import HTMLExporter
 
@@ -164,7 +172,8 @@ def render_html(nb: Any, title: str, provenance_line: str, meta: dict[str, Any] 
         template_name="lab", raw_template=_PAGE_TEMPLATE, exclude_input_prompt=True, exclude_output_prompt=True
     )
     meta_json = json.dumps(meta or {}, ensure_ascii=True).replace("</", "<\\/")
-    resources = {"metadata": {"name": title}, "sl_provenance": provenance_line, "sl_meta": Markup(meta_json)}
+    resources = {"metadata": {"name": title}, "sl_provenance": provenance_line, "sl_meta": Markup(meta_json),
+                 "sl_index": index_href}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     body = strip_network_assets(body)
     if body.count(_PLOTLY_JS_SLOT) != 1:
@@ -229,44 +238,60 @@ def _kernel_manager_class() -> type:
     return EncryptedKernelManager
 
 
-def execute_notebook(path: Path, parameters: dict[str, Any], *, progress: bool = True) -> Any:
+def execute_notebook(path: Path, parameters: dict[str, Any], *, progress: bool = True, source: Any = None) -> Any:
     """Run a notebook with papermill (nothing saved) in :func:`kernel_name`'s kernel, with cwd
-    its directory; the executed notebook, or papermill's ``PapermillExecutionError``."""
+    its directory; the executed notebook, or papermill's ``PapermillExecutionError``.
+    ``source``: the notebook to run instead of the file's own cells (an edited copy)."""
     import papermill as pm
 
     return pm.execute_notebook(
-        str(path), None, parameters=parameters, kernel_name=kernel_name(), cwd=str(path.parent),
+        str(path) if source is None else source, None, parameters=parameters, kernel_name=kernel_name(), cwd=str(path.parent),
         progress_bar=progress, log_output=False, request_save_on_cell_execute=False,
         kernel_manager_class=_kernel_manager_class(),
     )
 
 
-def _execute(path: Path, parameters: dict[str, Any]) -> Any:
+def _execute(path: Path, parameters: dict[str, Any], source: Any = None) -> Any:
     from papermill.exceptions import PapermillExecutionError
 
     try:
-        return execute_notebook(path, parameters)
+        return execute_notebook(path, parameters, source=source)
     except PapermillExecutionError as err:
         if err.ename == PARAMETER_ERROR:
             raise _ParameterError(path.name, _first_line(err.evalue)) from None
         raise _NotebookFailed(_first_line(f"{err.ename}: {err.evalue}")) from None
 
 
+def page_path(out: Path, notebook: Path) -> Path:
+    """Where ``notebook``'s page goes: ``<out>/<name>.html``, a teaching notebook's handout
+    ``<out>/teaching/<name>.html``."""
+    return (out / TEACHING if is_teaching(notebook) else out) / f"{notebook.stem}.html"
+
+
 def _run_one(path: Path, out: Path, parameters: dict[str, Any], prov: dict[str, Any]) -> Outcome:
+    """Run one notebook and write its page; a teaching notebook runs with its own defaults in
+    handout mode (:mod:`staleness_lab.handouts`)."""
     name = path.stem
+    target = page_path(out, path)
+    handout = is_teaching(path)
     start = time.perf_counter()
     try:
-        executed = _execute(path, parameters)
+        if handout:
+            executed = without_handout_cell(_execute(path, {}, source=handout_source(path)))
+        else:
+            executed = _execute(path, parameters)
         outcome = Outcome(name, "ok", verdict=read_verdict(executed), seconds=time.perf_counter() - start, provenance=prov)
         page_prov = {k: v for k, v in prov.items() if k != "created_utc"}  # the date goes in the index only
-        page = render_html(executed, name, _page_line(page_prov), meta={**asdict(outcome), "provenance": page_prov})
+        page = render_html(executed, name, _page_line(page_prov), meta={**asdict(outcome), "provenance": page_prov},
+                           index_href="../index.html" if handout else "index.html")
     except _ParameterError:
         raise
     except Exception as err:  # noqa: BLE001 - any failure is this notebook's, the others go on
         message = str(err) if isinstance(err, _NotebookFailed) else f"{type(err).__name__}: {_first_line(str(err))}"
-        (out / f"{name}.html").unlink(missing_ok=True)  # no stale report beside the failure
+        target.unlink(missing_ok=True)  # no stale report beside the failure
         return Outcome(name, "failed", error=message, seconds=time.perf_counter() - start, provenance=prov)
-    _write_atomic(out / f"{name}.html", page)
+    target.parent.mkdir(exist_ok=True)
+    _write_atomic(target, page)
     return outcome
 
 
@@ -292,19 +317,19 @@ def read_page_meta(page: Path) -> dict[str, Any] | None:
 
 def _earlier(path: Path, out: Path) -> Outcome:
     name = path.stem
-    meta = read_page_meta(out / f"{name}.html")
+    meta = read_page_meta(page_path(out, path))
     if meta is None:
         return Outcome(name, "not run")
     return Outcome(name, "earlier", verdict=meta.get("verdict"), seconds=meta.get("seconds"),
                    provenance=dict(meta.get("provenance") or {}))
 
 
-def render_index(outcomes: list[Outcome], prov: dict[str, Any]) -> str:
-    """The index page: one row per notebook (link, verdict or failure, time) and provenance."""
+def _index_rows(outcomes: list[Outcome], folder: str = "") -> str:
+    """One table row per notebook: its link (pages under ``folder``), verdict or failure, time."""
     e = html.escape
     rows = []
     for o in outcomes:
-        link = f'<a href="{e(o.name)}.html">{e(o.name)}</a>' if o.status in ("ok", "earlier") else e(o.name)
+        link = f'<a href="{e(folder + o.name)}.html">{e(o.name)}</a>' if o.status in ("ok", "earlier") else e(o.name)
         if o.status == "failed":
             what = f'<span class="failed">failed: {e(o.error or "")}</span>'
         elif o.status == "not run":
@@ -316,6 +341,23 @@ def render_index(outcomes: list[Outcome], prov: dict[str, Any]) -> str:
                 what += f' <span class="muted">(earlier run{": " if earlier else ""}{e(earlier)})</span>'
         took = f"{o.seconds:.1f} s" if o.seconds is not None else ""
         rows.append(f"<tr><td>{link}</td><td>{what}</td><td class=\"num\">{took}</td></tr>")
+    return chr(10).join(rows)
+
+
+def render_index(outcomes: list[Outcome], prov: dict[str, Any], handouts: list[Outcome] | None = None) -> str:
+    """The index page: one row per notebook (link, verdict or failure, time), one per teaching
+    handout, and provenance."""
+    e = html.escape
+    teaching = "" if not handouts else f"""<h2>Teaching handouts</h2>
+<p class="muted">The teaching notebooks offline: each explorer's first view and a slider over its main control,
+precomputed (the live explorers: <code>staleness-lab teach</code>).</p>
+<table>
+<thead><tr><th>handout</th><th>verdict</th><th>time</th></tr></thead>
+<tbody>
+{_index_rows(handouts, TEACHING + "/")}
+</tbody>
+</table>
+"""
     facts = "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in prov.items())
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -338,10 +380,10 @@ td.num {{ text-align: right; white-space: nowrap; }}
 <table>
 <thead><tr><th>report</th><th>verdict</th><th>time</th></tr></thead>
 <tbody>
-{chr(10).join(rows)}
+{_index_rows(outcomes)}
 </tbody>
 </table>
-<h2>Provenance of this run</h2>
+{teaching}<h2>Provenance of this run</h2>
 <table class="provenance">{facts}</table>
 </body>
 </html>
@@ -368,10 +410,17 @@ def page_is_ours(path: Path) -> bool:
     return _INDEX_MARK in head or _LEGACY_INDEX in head
 
 
-def _report_stranger(directory: Path) -> str | None:
+def _report_stranger(directory: Path, handouts: bool = True) -> str | None:
+    """The first entry of a report directory that is not ours: besides our pages and a
+    ``.gitkeep``, a ``teaching/`` folder (not a link) holding only our handout pages."""
     for entry in sorted(directory.iterdir()):
         if entry.name == ".gitkeep" and entry.is_file() and not entry.is_symlink():
             continue
+        if handouts and entry.name == TEACHING and entry.is_dir() and not entry.is_symlink():
+            inner = _report_stranger(entry, handouts=False)
+            if inner is None:
+                continue
+            return f"{TEACHING}/{inner}"
         if not page_is_ours(entry):
             return entry.name
     return None
@@ -379,8 +428,8 @@ def _report_stranger(directory: Path) -> str | None:
 
 def check_report_dir(out: Path) -> None:
     """The rule of :mod:`staleness_lab.outputs` for ``report --out`` (pages in it are replaced):
-    absent, empty, or a directory holding only pages this program rendered (:func:`page_is_ours`)
-    and a ``.gitkeep``; a symbolic link, a file, a device, a FIFO or a directory with anything
+    absent, empty, or a directory holding only pages this program rendered (:func:`page_is_ours`),
+    a ``.gitkeep`` and a ``teaching/`` folder of handouts it rendered; a symbolic link, a file, a device, a FIFO or a directory with anything
     else is refused before any notebook runs."""
     from staleness_lab.outputs import check_output_directory
 
@@ -398,11 +447,13 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path, cache
     available = sorted(nb_dir.glob("*.ipynb"))
     if not available:
         raise InputError("report", f"no notebooks in {nb_dir.name}/")
-    chosen = available
+    teaching = teaching_notebooks(nb_dir)
+    chosen = available + teaching
     if only is not None:
-        chosen = [p for p in available if p.stem == only or p.name == only]
+        chosen = [p for p in chosen if p.stem == only or p.name == only]
         if not chosen:
-            raise InputError("--only", f"no notebook named {only!r} (available: {', '.join(p.stem for p in available)})")
+            names = ", ".join(p.stem for p in available + teaching)
+            raise InputError("--only", f"no notebook named {only!r} (available: {names})")
     run_profile = "quick" if quick else profile
     check_report_dir(out)
     created = not out.exists()
@@ -415,23 +466,24 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path, cache
     prov = report_provenance(run_profile)
     # the kernels run in notebooks/: hand them an absolute cache path
     parameters = {"profile": run_profile, "cache_dir": "" if cache is None else str(cache.resolve())}
-    results: dict[str, Outcome] = {}
+    results: dict[Path, Outcome] = {}
     with tqdm(chosen, desc="notebooks", unit="notebook", file=sys.stderr, disable=None) as bar:
         for path in bar:
             bar.set_postfix_str(path.stem)
             try:
-                results[path.stem] = _run_one(path, out, parameters, prov)
+                results[path] = _run_one(path, out, parameters, prov)
             except _ParameterError as err:
                 bar.close()
                 if created and not any(out.iterdir()):
                     out.rmdir()
                 print(f"staleness-lab: error: {err}", file=sys.stderr)
                 return 2
-    outcomes = [results.get(p.stem) or _earlier(p, out) for p in available]
-    _write_atomic(out / "index.html", render_index(outcomes, prov))
-    for o in results.values():
+    outcomes = [results.get(p) or _earlier(p, out) for p in available]
+    handouts = [results.get(p) or _earlier(p, out) for p in teaching]
+    _write_atomic(out / "index.html", render_index(outcomes, prov, handouts))
+    for path, o in results.items():
         if o.status == "ok":
-            print(f"{out / (o.name + '.html')}  ({o.seconds:.1f} s)  {o.verdict or 'no verdict recorded'}")
+            print(f"{page_path(out, path)}  ({o.seconds:.1f} s)  {o.verdict or 'no verdict recorded'}")
         else:
             print(f"{o.name}: failed: {o.error}", file=sys.stderr)
     print(f"{out / 'index.html'}")

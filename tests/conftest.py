@@ -1,4 +1,5 @@
-"""Shared fixtures. ``spark``: ONE Spark session per test process.
+"""Shared fixtures. ``chromium``: the headless browser the page tests drive. ``spark``: ONE Spark
+session per test process.
 
 Starting a session costs 5-10 s, so every Spark test (they live under ``tests/spark/``) shares
 the session-scoped ``spark`` fixture: ``get_spark("local[2]")`` (UI off, 2 shuffle partitions),
@@ -15,7 +16,10 @@ of queueing on one worker behind the rest of their file while the other worker i
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import re
@@ -45,6 +49,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         unit = re.sub(r"[^\w.-]", "_", item.nodeid if heavy else item.nodeid.split("::")[0])
         item.add_marker(pytest.mark.xdist_group(unit))
     items.sort(key=lambda item: -(_heavy_seconds(item) or 0.0))
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The ``chromium`` on PATH, installed by ``scripts/ensure-chromium.sh`` when missing (the
+    tests skip when it cannot be); never a browser download."""
+    found = shutil.which("chromium")
+    if found is None:
+        script = Path(__file__).resolve().parents[1] / "scripts" / "ensure-chromium.sh"
+        proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=900)
+        found = shutil.which("chromium")
+        if found is None:
+            lines = (proc.stderr or proc.stdout).strip().splitlines()
+            pytest.skip(f"chromium is not installed and could not be installed: {lines[0] if lines else 'no output'}")
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -80,11 +80,15 @@ def figure_output(fig: go.Figure) -> dict[str, Any]:
 
 class Explorer:
     """The shared frame (module docstring). Subclasses build their controls, call
-    ``super().__init__(controls, rows)`` (``rows``: pane names, each row side by side) and
-    implement :meth:`compute`."""
+    ``super().__init__(controls, rows, main)`` (``rows``: pane names, each row side by side;
+    ``main``: the control an offline handout precomputes, :mod:`staleness_lab.widgets.handout`)
+    and implement :meth:`compute`."""
 
-    def __init__(self, controls: Mapping[str, W.ValueWidget], rows: Sequence[Sequence[str]]) -> None:
+    def __init__(self, controls: Mapping[str, W.ValueWidget], rows: Sequence[Sequence[str]], main: str) -> None:
+        if main not in controls:
+            raise InputError("main", f"no control named {main!r} (controls: {', '.join(controls)})")
         self.controls: dict[str, W.ValueWidget] = dict(controls)
+        self.main = main
         self.summary: Any = None
         self.figures: dict[str, go.Figure] = {}
         self.reason: str | None = None

@@ -59,11 +59,13 @@ class BoundExplorer(Explorer):
     ``recovery_rule`` (AUS); ``.summary`` is :meth:`~staleness_lab.api.CheckReport.to_json` of
     the check shown; ``.figures``: ``staleness`` (the curves with A(V_k) and each recovery's
     t_0 + x_k), ``response`` (each job's f - r with Theta_k) and ``gantt`` (the schedule with
-    AUS's recovery modes shaded).
+    AUS's recovery modes shaded); ``main`` (the control a handout precomputes): ``outage_length``
+    by default.
     """
 
     def __init__(self, workload: Workload | str | Path | dict[str, Any], *, policy: str = "aus",
-                 horizon: float | None = None, tracks: int | None = None, outage_feed: str | None = None) -> None:
+                 horizon: float | None = None, tracks: int | None = None, outage_feed: str | None = None,
+                 main: str = "outage_length") -> None:
         self.workload = warehouse(workload)
         w = self.workload
         span = float(horizon or w.horizon)
@@ -74,7 +76,7 @@ class BoundExplorer(Explorer):
                     "outage_start": slider(0.3 * span, 0.0, span, "outage start"),
                     "outage_length": slider(0.15 * span, 0.0, 0.5 * span, "outage length λ"),
                     "recovery_rule": choice(RULES, "single", "AUS recovery periods")}
-        super().__init__(controls, [["staleness"], ["response"], ["gantt"]])
+        super().__init__(controls, [["staleness"], ["response"], ["gantt"]], main)
 
     def arguments(self) -> tuple[dict[str, Any], str, dict[str, Any], dict[str, Any]]:
         """(workload mapping, policy, options, overrides): what :meth:`compute` hands

@@ -26,18 +26,20 @@ class SchedulerDuel(Explorer):
     ``.controls``: ``left``, ``right`` (policies), ``tracks``, ``horizon``, ``seed``;
     ``.summary``: ``{"left": ..., "right": ..., "difference": [...]}``, the two runs'
     :meth:`~staleness_lab.api.SimulationResult.summary` and :attr:`~staleness_lab.api.Duel.difference`
-    as records; ``.figures``: ``left`` and ``right`` (Gantt charts) and ``difference``.
+    as records; ``.figures``: ``left`` and ``right`` (Gantt charts) and ``difference``; ``main``
+    (the control a handout precomputes): ``tracks`` by default.
     """
 
     def __init__(self, workload: Workload | str | Path | dict[str, Any], *, left: str = "edf",
-                 right: str = "max-benefit", horizon: float | None = None, tracks: int | None = None) -> None:
+                 right: str = "max-benefit", horizon: float | None = None, tracks: int | None = None,
+                 main: str = "tracks") -> None:
         self.workload = warehouse(workload)
         w = self.workload
         controls = {"left": policy_choice(left, "left"), "right": policy_choice(right, "right"),
                     **run_controls(w, horizon, tracks),
                     "seed": W.BoundedIntText(value=w.seed, min=0, max=2**31 - 1, description="seed", style=STYLE,
                                              continuous_update=False, layout=W.Layout(width="200px"))}
-        super().__init__(controls, [["left", "right"], ["difference"]])
+        super().__init__(controls, [["left", "right"], ["difference"]], main)
 
     def compute(self) -> View:
         v = values_of(self.controls)

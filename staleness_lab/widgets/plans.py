@@ -59,10 +59,11 @@ class BatchPlanExplorer(Explorer):
     ``.summary`` is :meth:`~staleness_lab.intermittent.BatchPlan.to_json` of the plan shown;
     ``.figures``: ``plan`` (the Gantt chart with deadlines and misses). A plan that a scheme
     cannot make (Algorithm 1 on several queries, a deadline it cannot meet) shows the reason.
+    ``main`` (the control a handout precomputes): ``rho`` by default.
     """
 
     def __init__(self, queryset: QuerySet | str | Path, *, queries: int | None = None, rho: float = 0.4,
-                 scheme: str = "edf") -> None:
+                 scheme: str = "edf", main: str = "rho") -> None:
         self.queryset = queryset if isinstance(queryset, QuerySet) else load_queryset(queryset)
         qs = self.queryset
         count = min(len(qs.queries), MAX_QUERIES)
@@ -73,7 +74,7 @@ class BatchPlanExplorer(Explorer):
                     "executors": int_slider(qs.executors, 1, MAX_EXECUTORS, "executors"),
                     "scheme": choice(SCHEMES, scheme, "scheme"),
                     "minbatch": W.Checkbox(value=True, description="MinBatch", indent=False)}
-        super().__init__(controls, [["plan"]])
+        super().__init__(controls, [["plan"]], main)
 
     def instance(self) -> QuerySet:
         """The query set the controls describe (what :meth:`compute` plans)."""

@@ -38,18 +38,20 @@ class ScheduleExplorer(Explorer):
     ``.controls``: ``tracks``, ``policy``, ``horizon``, ``chop``, ``outage_feed``, ``outage`` and
     ``<table>.period`` / ``.alpha`` / ``.beta`` / ``.priority``; ``.summary`` is
     :meth:`~staleness_lab.api.SimulationResult.summary` of the run shown; ``.figures``:
-    ``gantt`` and ``staleness``.
+    ``gantt`` and ``staleness``; ``main`` (the control a handout precomputes): the first feed's
+    period by default.
     """
 
     def __init__(self, workload: Workload | str | Path | dict[str, Any], *, policy: str = "max-benefit",
-                 horizon: float | None = None, tracks: int | None = None) -> None:
+                 horizon: float | None = None, tracks: int | None = None, main: str | None = None) -> None:
         self.workload = warehouse(workload)
         w = self.workload
         chops = list(CHOPS) if (w.chop or 0.0) in dict(CHOPS).values() else [*CHOPS, (f"{w.chop:g} periods", w.chop)]
         controls = {**run_controls(w, horizon, tracks), "policy": policy_choice(policy),
                     "chop": choice(chops, w.chop or 0.0, "chopping"),
                     **outage_controls(w, float(horizon or w.horizon)), **table_controls(w)}
-        super().__init__(controls, [["gantt"], ["staleness"]])
+        periods = [name for name in controls if name.endswith(".period")]
+        super().__init__(controls, [["gantt"], ["staleness"]], main or (periods[0] if periods else "tracks"))
 
     def compute(self) -> View:
         values = values_of(self.controls)

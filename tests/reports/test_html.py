@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -99,19 +98,6 @@ def test_spark_ran_the_sweep(pages: dict[str, str]) -> None:
 
 
 # --- headless Chromium over the DevTools protocol -----------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    found = shutil.which("chromium")
-    if found is None:
-        script = REPO / "scripts" / "ensure-chromium.sh"
-        proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=900)
-        found = shutil.which("chromium")
-        if found is None:
-            lines = (proc.stderr or proc.stdout).strip().splitlines()
-            pytest.skip(f"chromium is not installed and could not be installed: {lines[0] if lines else 'no output'}")
-    return found
 
 
 class DevTools:

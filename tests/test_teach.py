@@ -1,0 +1,55 @@
+"""``staleness-lab teach`` as a real process: a bad or busy port and a bad address are one line
+and exit status 2 before Voila starts; another address than loopback is served with a one-line
+warning; Ctrl-C (SIGINT to the group) ends it with 130 and its kernels' server with it. The page
+itself, in a browser, is ``tests/widgets/test_teach_browser.py``."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.teach_browser import COMMAND, teach_server
+
+
+def teach(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*COMMAND, "teach", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--port", "0"], "--port: must be a whole number from 1 to 65535, got '0'"),
+    (["--port", "65536"], "--port: must be a whole number from 1 to 65535, got '65536'"),
+    (["--port", "80a"], "--port: must be a whole number from 1 to 65535, got '80a'"),
+    (["--ip", "class-room"], "--ip: must be an IP address such as 127.0.0.1 or 0.0.0.0, got 'class-room'"),
+    (["--ip", "192.0.2.1", "--port", "18866"], "--ip: cannot listen on 192.0.2.1: Cannot assign requested address"),
+])
+def test_bad_input_is_one_line_and_status_2(args: list[str], message: str) -> None:
+    proc = teach(*args)
+    assert proc.returncode == 2
+    assert proc.stderr == f"staleness-lab: error: {message}\n" and proc.stdout == ""
+
+
+def test_a_busy_port_is_refused_rather_than_moved() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = teach("--port", str(port))
+    assert proc.returncode == 2
+    assert proc.stderr == f"staleness-lab: error: --port: {port} is already in use on 127.0.0.1; give a free one\n"
+
+
+def test_another_address_warns_in_one_line_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    with teach_server(tmp_path / "teach.log", ip="0.0.0.0", stop=signal.SIGINT) as served:
+        with urllib.request.urlopen(served.url, timeout=30) as page:
+            assert page.status == 200 and b"voila" in page.read().lower()
+        log = served.log.read_text()
+    warnings = [line for line in log.splitlines() if "warning" in line]
+    assert warnings == [f"staleness-lab: warning: --ip 0.0.0.0 is not loopback: anyone who can reach this machine "
+                        f"on that network can open http://0.0.0.0:{served.url.rsplit(':', 1)[1]} and run the notebooks"]
+    assert served.returncode == 130 and served.log.read_text().endswith("staleness-lab: interrupted\n")
+    assert served.spawned and not served.survivors
