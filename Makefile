@@ -15,12 +15,12 @@ run: setup
 
 # Lint (the rules in pyproject.toml), then the test suite on both cores (one Spark session per
 # pytest-xdist worker; a file's tests stay on one worker, so a module fixture is built once, and
-# the tests marked heavy, the notebook runs, go first as units of their own: tests/conftest.py);
+# the files of the tests marked heavy, the notebook runs, go first: tests/conftest.py);
 # the HTML report tests need Chromium, installed first when missing.
 test: setup
 	$(BIN)/ruff check staleness_lab tests benchmarks scripts
 	@bash scripts/ensure-chromium.sh
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # JupyterLab on notebooks/, loopback only: LAB_PORT (default 8888), JUPYTER_TOKEN if set,
 # LAB_ARGS passed on to `jupyter lab`. Stop it with Ctrl-C.

@@ -7,11 +7,11 @@ stopped at the end of the run. ``make test`` runs two pytest-xdist workers, each
 its own session. Code under test that calls ``get_spark()`` gets the same one.
 Without Java the Spark tests are skipped.
 
-Work units for pytest-xdist (``make test`` runs ``--dist loadgroup --no-loadscope-reorder``): a
-file's tests form one unit, so a module fixture is built once, except a test marked
-``heavy(seconds)``, which is a unit of its own. Heavy units are handed out first, longest first,
-then the files in collection order: the long notebook runs start on both workers at once instead
-of queueing on one worker behind the rest of their file while the other worker idles at the end.
+Work units for pytest-xdist (``make test`` runs ``--dist loadfile --no-loadscope-reorder``): a
+file's tests stay on one worker, so a module fixture is built once. Files holding a test marked
+``heavy(seconds)`` are handed out first, the heaviest first, then the others in collection order:
+the long notebook runs (one file for the Spark notebook's, one for the rest) start on both
+workers at once instead of one worker running them at the end while the other idles.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import re
-
 import pytest
 
 from staleness_lab.spark import java_available
@@ -32,23 +30,22 @@ SPARK_TEST_MASTER = "local[2]"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "heavy(seconds): a long test run as a pytest-xdist work unit of its own, "
-                                       "started before the others (seconds: its time on a quiet 2-core machine)")
+    config.addinivalue_line("markers", "heavy(seconds): a long test; its file is handed to a pytest-xdist worker "
+                                       "before the others (seconds: its time on a quiet 2-core machine)")
 
 
-def _heavy_seconds(item: pytest.Item) -> float | None:
+def _heavy_seconds(item: pytest.Item) -> float:
     mark = item.get_closest_marker("heavy")
-    return None if mark is None else float(mark.args[0])
+    return 0.0 if mark is None else float(mark.args[0])
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the items into work units and put the heavy units first (module docstring)."""
+    """Files with heavy tests first, the heaviest first; the rest keep their order (module docstring)."""
+    weight: dict[str, float] = {}
     for item in items:
-        heavy = _heavy_seconds(item) is not None
-        unit = re.sub(r"[^\w.-]", "_", item.nodeid if heavy else item.nodeid.split("::")[0])
-        item.add_marker(pytest.mark.xdist_group(unit))
-    items.sort(key=lambda item: -(_heavy_seconds(item) or 0.0))
+        file = item.nodeid.split("::")[0]
+        weight[file] = max(weight.get(file, 0.0), _heavy_seconds(item))
+    items.sort(key=lambda item: -weight[item.nodeid.split("::")[0]])
 
 
 @pytest.fixture(scope="session")

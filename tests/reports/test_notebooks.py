@@ -16,18 +16,11 @@ import pytest
 from papermill.exceptions import PapermillExecutionError
 
 from staleness_lab.notebook_params import NotebookParameterError, check, repo_file
-from staleness_lab.reports import (
-    KERNEL_NAME, PARAMETER_ERROR, VERDICT_MIMETYPE, execute_notebook, read_verdict, report_command,
-)
+from staleness_lab.reports import KERNEL_NAME, PARAMETER_ERROR, report_command
+from notebook_runs import NOTEBOOK_DIR, QUICK, SPARK_NOTEBOOK, check_quick_run, run
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOK_DIR = REPO / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-QUICK = {"profile": "quick", "runner": "local"}
-#: Seconds a notebook's quick run took in the suite on a quiet 2-core machine: each run is a
-#: pytest-xdist unit of its own, the longest started first (tests/conftest.py).
-QUICK_SECONDS = {"05-intermittent-on-spark": 300, "06-olston-async-workflows": 50, "04-intermittent-queries": 40,
-                 "01-golab-scalable-scheduling": 20, "03-bateni-staleness-stretch": 15}
 
 
 def test_there_are_notebooks() -> None:
@@ -68,20 +61,13 @@ def test_parameters_cell_then_parameter_check(notebook: Path) -> None:
     assert any(c.cell_type == "markdown" for c in nb.cells), "notebooks explain what the reader sees"
 
 
-def _run(path: Path, parameters: dict) -> nbformat.NotebookNode:
-    return execute_notebook(path, parameters, progress=False)  # papermill, as the report runs it
-
-
-@pytest.mark.parametrize("notebook", [pytest.param(p, id=p.stem, marks=pytest.mark.heavy(QUICK_SECONDS.get(p.stem, 10)))
-                                      for p in NOTEBOOKS])
+@pytest.mark.heavy(150)  # the other notebooks' runs: the file starts beside the Spark notebook's
+@pytest.mark.parametrize("notebook", [p for p in NOTEBOOKS if p != SPARK_NOTEBOOK], ids=lambda p: p.stem)
 def test_executes_with_quick_parameters(notebook: Path) -> None:
-    nb = _run(notebook, QUICK)
+    """(The Spark notebook's run: ``test_notebook_spark_run.py``.)"""
+    nb = check_quick_run(notebook)
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.output_type == "error"]
-    assert read_verdict(nb), "the notebook ends with record_verdict(...)"
-    assert any(VERDICT_MIMETYPE in o.get("data", {}) for o in nb.cells[-1].outputs)
     figures = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
-    assert all("Plotly.newPlot" in o.data["text/html"] for o in figures)  # the offline renderer
     if notebook.stem == "00-quickstart":
         assert len(figures) == 3  # Gantt, staleness curves, the sweep
         text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
@@ -96,11 +82,11 @@ def test_cache_dir_keeps_the_rows_and_serves_the_rerun(tmp_path: Path) -> None:
         text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.output_type == "stream")
         return next(line for line in text.splitlines() if "points (quick profile" in line)
 
-    first = _run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
+    first = run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
     rows = sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file())
     assert len(rows) >= 6  # one file per row of the quick sweep (6 points)
     stamps = {p: (cache / p).stat().st_mtime_ns for p in rows}
-    second = _run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
+    second = run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
     assert sweep_line(second) == sweep_line(first)
     assert {p: (cache / p).stat().st_mtime_ns for p in rows} == stamps  # served, not rewritten
 
@@ -125,7 +111,7 @@ def test_report_cache_that_is_a_file_is_bad_input(tmp_path: Path) -> None:
 )
 def test_wrong_parameter_type_fails_naming_it(parameters: dict, name: str, shown: str) -> None:
     with pytest.raises(PapermillExecutionError) as caught:
-        _run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
+        run(NOTEBOOK_DIR / "00-quickstart.ipynb", parameters)
     err = caught.value
     assert err.ename == PARAMETER_ERROR
     assert err.evalue.startswith(f"{name}: notebook parameter must be of type str")
