@@ -260,12 +260,26 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so every ``finally`` removes its temporary files."""
 
 
+#: The signal that is ending this command (its exception type), once one has come.
+_stopping: list[type[KeyboardInterrupt]] = []
+
+
 def _stop(stop: type[KeyboardInterrupt]) -> NoReturn:
     """End the command on a signal: logging is switched off first, since a library interrupted
     in a call logs it with a traceback on the way out (py4j: "KeyboardInterrupt while sending
-    command"), and the one line ``main`` prints is all the signal is to say."""
+    command"), and the one line ``main`` prints is all the signal is to say. The signal is
+    remembered: a library cleaning up after the interrupt may raise an error of its own in its
+    place (py4j's call-site reset on a broken gateway: "Answer from Java side is empty")."""
     logging.disable(logging.CRITICAL)
+    _stopping.append(stop)
     raise stop()
+
+
+def _stopped(stop: type[KeyboardInterrupt]) -> int:
+    """The one line and the exit status of a command ended by ``stop`` (SIGTERM or Ctrl-C)."""
+    terminated = issubclass(stop, _Terminated)
+    print(f"staleness-lab: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    return 143 if terminated else 130
 
 
 def _on_sigterm(signum: int, frame: object) -> NoReturn:
@@ -302,12 +316,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"staleness-lab: error: memory: {_MEMORY_HINTS.get(args.command, _MEMORY_HINT)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: temporary files are gone by now
-        terminated = isinstance(stop, _Terminated)
-        print(f"staleness-lab: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-        return 143 if terminated else 130
+        return _stopped(type(stop))
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return 0
+    except Exception:
+        if not _stopping:
+            raise
+        return _stopped(_stopping[0])  # an error raised while unwinding from the signal
     finally:
         signal.signal(signal.SIGTERM, previous)
         if previous_int is not None:
