@@ -37,6 +37,7 @@ from staleness_lab.intermittent import load_queryset
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
 from staleness_lab.optimize.batch_plan import optimal_plan
 from staleness_lab.sweeps.registry import experiment, expand_grid
+from cli_signals import ended, stopped_by
 from test_hostile_inputs import CLI, MEMORY_LIMIT, _env, hidden, one_error_line, run_cli, start_cli
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -287,7 +288,6 @@ def test_a_workflow_run_is_bounded_by_its_steps(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # signals during tpch generate
 # --------------------------------------------------------------------------------------------
-STOPS = {signal.SIGINT: (130, "staleness-lab: interrupted"), signal.SIGTERM: (143, "staleness-lab: terminated")}
 #: Measured 0.5-1.0 s from the signal to the exit (the generator child is killed, the temporary
 #: directory removed); ten times the slowest, and more for a loaded machine.
 STOPPED_WITHIN = 15.0
@@ -306,22 +306,12 @@ def test_a_signal_during_tpch_generate_leaves_nothing_half_written(sig: signal.S
         assert run_cli("tpch", "generate", "--scale", "0.01", "--parts", "1", "--out", out, cwd=tmp_path,
                        timeout=300).returncode == 0
     before = tree(tmp_path)
-    proc = start_cli("tpch", "generate", "--scale", "0.05", "--parts", "3", "--out", out, cwd=tmp_path)
-    try:
+    with ended(start_cli("tpch", "generate", "--scale", "0.05", "--parts", "3", "--out", out, cwd=tmp_path)) as proc:
         deadline = time.monotonic() + 120
         while not _building(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert proc.poll() is None, "generated before the signal: use a larger scale"
-        signalled = time.monotonic()
-        proc.send_signal(sig)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    status, line = STOPS[sig]
-    assert time.monotonic() - signalled < STOPPED_WITHIN
-    assert (proc.returncode, stderr, stdout) == (status, line + "\n", "")
+        assert stopped_by(proc, sig, 60) < STOPPED_WITHIN  # the exit status and the one line, exactly
     assert tree(tmp_path) == before  # no manifest claiming completeness, no temporary directory
     assert not subprocess.run(["pgrep", "-f", f"tpchgen-cli.*{tmp_path}"], capture_output=True).stdout
     again = run_cli("tpch", "generate", "--scale", "0.05", "--parts", "3", "--out", out, cwd=tmp_path, timeout=300)
