@@ -173,12 +173,19 @@ def test_tpch_run_data_with_a_manifest_not_ours_is_refused_before_spark(manifest
     if manifest != "missing":
         text = json.dumps(FOREIGN_MANIFEST) if manifest == "foreign" else "[]"
         (data / tpch.MANIFEST).write_text(text, encoding="utf-8")
+    line = _refused_tpch_run(data, tmp_path)
+    assert line.startswith(f"staleness-lab: error: --data: {data}: not a TPC-H generation of staleness-lab's")
+
+
+def _refused_tpch_run(data: Path, tmp_path: Path) -> str:
+    """``tpch run --data DATA`` on a query set: its one error line, refused before Spark starts
+    with nothing written under ``tmp_path``."""
     queries = queries_file(tmp_path / "qs.yaml")
     before = tree(tmp_path)
-    proc = run_cli("tpch", "run", queries, "--scheme", "llf", "--data", data, "--out", tmp_path / "run", cwd=tmp_path)
-    line = one_error_line(proc)
-    assert line.startswith(f"staleness-lab: error: --data: {data}: not a TPC-H generation of staleness-lab's")
+    line = one_error_line(run_cli("tpch", "run", queries, "--scheme", "llf", "--data", data, "--out", tmp_path / "run",
+                                  cwd=tmp_path))
     assert tree(tmp_path) == before
+    return line
 
 
 # --------------------------------------------------------------------------------------------
@@ -214,12 +221,8 @@ def test_tpch_generate_regenerates_a_damaged_generation(damage, generation: Path
 def test_tpch_run_names_a_damaged_part_before_spark(damage, generation: Path, tmp_path: Path) -> None:
     gen = copy_of(generation, tmp_path / "gen")
     damage(gen / "orders" / "orders.2.parquet")
-    queries = queries_file(tmp_path / "qs.yaml")
-    before = tree(tmp_path)
-    proc = run_cli("tpch", "run", queries, "--scheme", "llf", "--data", gen, "--out", tmp_path / "run", cwd=tmp_path)
-    line = one_error_line(proc)
+    line = _refused_tpch_run(gen, tmp_path)
     assert line.startswith(f"staleness-lab: error: --data: {gen}: damaged TPC-H generation (orders/orders.2.parquet: ")
-    assert tree(tmp_path) == before
 
 
 def test_a_generation_written_by_version_1_is_still_ours(generation: Path, tmp_path: Path) -> None:
