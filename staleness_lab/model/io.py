@@ -20,6 +20,7 @@ TABLE_KEYS = {
     "name", "period", "phase", "arrivals", "nominal_period", "sources",
     "alpha", "beta", "priority", "initial_freshness", "chop", "min_separation", "length_range",
     "outages", "arrival_jitter", "timestamp_jitter", "budget", "recovery_period", "recovery_threshold",
+    "target_lag",
 }
 TABLE_REQUIRED = {"name", "alpha", "beta", "priority"}
 SLOWDOWN_KEYS = {"factor", "normal", "slow"}

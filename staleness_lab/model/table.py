@@ -15,6 +15,8 @@ from staleness_lab.model.values import require_label, require_list, require_numb
 PERIODIC = "periodic"
 REPLAYED = "replayed"
 DERIVED = "derived"
+#: The ``target_lag`` value that defers to the table's dependents (:mod:`staleness_lab.model.targets`).
+DOWNSTREAM = "downstream"
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,9 @@ class Table:
       the table itself gives both sides (``budget`` and ``recovery_period``; ``period`` or
       ``nominal_period`` and ``recovery_period``).
 
+    ``target_lag`` is a freshness target (a number > 0 in the workload's time unit, end-to-end)
+    or ``downstream``; :mod:`staleness_lab.model.targets` resolves it through the view DAG.
+
     ``nominal_period`` is also valid on a derived table (its p_k, in place of the largest period of
     its base ancestors); never on a periodic one. A table with outages or a nonzero jitter has a
     :attr:`compiled_feed`: its files are compiled once (:attr:`Workload.files`) and replayed.
@@ -68,6 +73,7 @@ class Table:
     budget: float | None = None
     recovery_period: float | None = None
     recovery_threshold: float | None = None
+    target_lag: float | str | None = None
 
     def __post_init__(self) -> None:
         name = require_label(self.name, "name")
@@ -107,6 +113,8 @@ class Table:
             self._set("length_range", _check_length_range(self.length_range, name))
         self._check_feed_keys(name)
         self._check_task_keys(name)
+        if self.target_lag is not None:
+            self._set("target_lag", _check_target_lag(self.target_lag, name))
 
     def _check_feed_keys(self, name: str) -> None:
         """``outages`` (base tables) and the jitters (periodic tables)."""
@@ -219,10 +227,19 @@ class Table:
         for key in ("arrival_jitter", "timestamp_jitter"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
-        for key in ("budget", "recovery_period", "recovery_threshold"):
+        for key in ("budget", "recovery_period", "recovery_threshold", "target_lag"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out
+
+
+def _check_target_lag(value: Any, name: str) -> float | str:
+    """A table's own ``target_lag``: a number > 0 or :data:`DOWNSTREAM`."""
+    if value == DOWNSTREAM:
+        return DOWNSTREAM
+    if isinstance(value, str):
+        raise InputError("target_lag", f"must be a number > 0 or {DOWNSTREAM!r}, got {value!r}", table=name)
+    return require_number(value, "target_lag", gt=0, table=name)
 
 
 def _check_arrivals(arrivals: Any, name: str) -> tuple[tuple[float, float], ...]:

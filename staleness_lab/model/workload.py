@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field as dataclass_field, replace
 from functools import cached_property
 from typing import Any
 
@@ -12,6 +12,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.model.dag import ancestors, topological_order
 from staleness_lab.model.feeds import Files, compile_files, last_landing
 from staleness_lab.model.table import Table
+from staleness_lab.model.targets import resolve_target_lags
 from staleness_lab.model.values import require_int, require_number, require_str
 
 
@@ -73,6 +74,9 @@ class Workload:
     chop: float | None = None
     cost_noise: tuple[float, float] | None = None
     provisioning: str = "worst"
+    #: Per table (file order), its freshness target with ``downstream`` resolved, or None
+    #: (:func:`staleness_lab.model.targets.resolve_target_lags`); computed, not a key.
+    target_lags: tuple[float | None, ...] = dataclass_field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -97,6 +101,8 @@ class Workload:
         set_(self, "tables", tuple(self.tables))
         self._check_tables()
         self._check_magnitudes()
+        order = [self.index[name] for name in topological_order([t.name for t in self.tables], self.source_map)]
+        set_(self, "target_lags", resolve_target_lags(self.tables, self.children, order))
 
     def _checked_cost_noise(self) -> tuple[float, float]:
         """``[lo, hi]`` with 0 <= lo <= hi and hi > 0, and no ``variability`` beside it."""
