@@ -145,16 +145,16 @@ def bounds_at_slack(base: TaskSet, slack: Fraction) -> tuple[Fraction, ...]:
 
 # -- preconditions -----------------------------------------------------------------------------
 
-def budget_precondition(workload: Workload, ts: TaskSet, k: int) -> Precondition:
+def budget_precondition(workload: Workload, k: int, e: Fraction, p: Fraction) -> Precondition:
     """``budgets``: the costliest job table k can run (largest multiplier times alpha + beta * L_max)
-    fits its budget e_k."""
+    fits its budget ``e`` (p: its period p_k, which caps a view's load)."""
     table = workload.tables[k]
     _, hi = noise_bounds(workload)
     factor = exact(workload.slowdown.factor, "slowdown.factor") if workload.slowdown is not None else Fraction(1)
     worst = hi * max(Fraction(1), factor) * (exact(table.alpha, "alpha")
-                                             + exact(table.beta, "beta") * max_load(workload, k, ts.p[k]))
-    met = worst <= ts.e[k]
-    why = f"the costliest job costs {show(worst)} {'<=' if met else '>'} e_k = {show(ts.e[k])}"
+                                             + exact(table.beta, "beta") * max_load(workload, k, p))
+    met = worst <= e
+    why = f"the costliest job costs {show(worst)} {'<=' if met else '>'} e_k = {show(e)}"
     if not met and workload.provisioning == "average" and table.budget is None:
         why = f"expected, not guaranteed (average-case budget): {why}"
     return Precondition("budgets", met, why)
@@ -178,15 +178,15 @@ def static_preconditions(workload: Workload, ts: TaskSet | None, policy: str) ->
     if ts is None:
         why = "some u_k = e_k / p_k > 1: no task set (Def. 9)"
         return [(Precondition("task-utilization", False, why),) for _ in workload.tables]
-    worst = max(range(ts.n), key=lambda k: (ts.u[k], -k))
+    u, e, p = ts.u, ts.e, ts.p
     common = (Precondition("scheduler", True, f"the bound is {policy}'s (Theorem 1): it holds for runs under {policy}"),
-              Precondition("task-utilization", True, f"max u_k = {show(ts.u[worst])} <= 1 (Def. 9)"))
+              Precondition("task-utilization", True, f"max u_k = {show(max(u))} <= 1 (Def. 9)"))
     out: list[tuple[Precondition, ...]] = [()] * ts.n
     for k in ts.topological_order:
         table = workload.tables[k]
         start = Precondition("fresh-at-start", table.initial_freshness == 0,
                              f"F(V_k, 0) = {table.initial_freshness:g} (Theorems 2-3 cover [0, horizon] from F = 0)")
-        own = [budget_precondition(workload, ts, k), start]
+        own = [budget_precondition(workload, k, e[k], p[k]), start]
         if table.is_base:
             own.insert(1, feed_precondition(workload, k))
         else:
@@ -220,7 +220,8 @@ def certify(workload: Workload, policy: str = "gedf-np") -> Certificate:
     static = static_preconditions(workload, base, policy)
     m = workload.tracks
     bounds = None if base is None else bounds_at_slack(base, slack_curve(workload, base, policy)(m))
-    pre = [(*static[k], *utilization_precondition(base, m)) for k in range(len(workload.tables))]
+    total = utilization_precondition(base, m)
+    pre = [(*static[k], *total) for k in range(len(workload.tables))]
     targets = [None if t is None else exact(t, "target_lag") for t in workload.target_lags]
     tables = tuple(TableBudget(workload.tables[k].name, targets[k], None if bounds is None else bounds[k],  # type: ignore[arg-type]
                                pre[k]) for k in targeted)
