@@ -21,6 +21,7 @@ from importlib import import_module
 #: Where each public name lives; imported on first use (PEP 562), so that importing the package,
 #: as the console script does before it can handle Ctrl-C, loads neither pandas nor OR-Tools.
 _PUBLIC = {
+    "BudgetResult": "staleness_lab.lag_budget",
     "CheckReport": "staleness_lab.api",
     "Duel": "staleness_lab.api",
     "InputError": "staleness_lab.errors",
@@ -29,8 +30,10 @@ _PUBLIC = {
     "Table": "staleness_lab.model",
     "Workload": "staleness_lab.model",
     "available_policies": "staleness_lab.policies",
+    "budget": "staleness_lab.lag_budget",
     "check": "staleness_lab.api",
     "duel": "staleness_lab.api",
+    "explain": "staleness_lab.lag_explain",
     "get_policy": "staleness_lab.policies",
     "load_workload": "staleness_lab.model",
     "optimum": "staleness_lab.optimize.staleness_optimum",

@@ -76,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--json", action="store_true", help="print one strict JSON object")
     _max_events_option(chk)
 
+    bud = sub.add_parser("budget", help="certified lag budgets: per table with a target_lag, the bound the scheduler "
+                                        "guarantees (Leontyev et al.), its preconditions and a verdict; min_tracks, blame")
+    bud.add_argument("workload", help="workload file (YAML or JSON) with at least one target_lag")
+    bud.add_argument("--tracks", type=int, help="certify on N tracks (default: the workload's)")
+    bud.add_argument("--policy", default="gedf-np", help="the scheduler the bound is for: gedf-np (default) or aus")
+    bud.add_argument("--json", action="store_true", help="print one strict JSON object")
+
     opt = sub.add_parser("optimum", help="the exact minimum of Bateni et al.'s X_w over all schedules (CP-SAT, "
                                          "forced batching), with its schedule")
     opt.add_argument("workload", help="workload file (YAML or JSON): replayed base tables, at most 200 updates")
@@ -428,6 +435,37 @@ def _optimum(args: argparse.Namespace) -> int:
     return 0
 
 
+def _budget(args: argparse.Namespace) -> int:
+    from staleness_lab.lag_budget import budget
+
+    workload = load_workload(args.workload)
+    try:
+        result = budget(workload, tracks=args.tracks, policy=args.policy)
+    except InputError as err:
+        if err.field in ("tracks", "policy"):
+            raise InputError("--" + err.field, err.rule) from None
+        raise
+    out = result.to_json(__version__)
+    if args.json:
+        print(dumps(out))
+        return 0
+    print(f"lag budget under {out['policy']} on {out['tracks']} tracks (bounds: Leontyev et al., Theorems 1-3, exact); "
+          f"observed_worst: one run, horizon {out['horizon']:g}, seed {out['seed']}")
+    if out["observed_reason"]:
+        print(f"observed_worst n/a: {out['observed_reason']}")
+    print(result.frame.drop(columns="preconditions").to_string(index=False, na_rep="-",
+                                                               float_format=lambda v: f"{v:.6g}"))
+    fewest = out["min_tracks"] if out["min_tracks"] is not None else f"none ({out['min_tracks_reason']})"
+    print(f"min_tracks: {fewest}")
+    if out["blame"] is not None:
+        print(f"blame: {', '.join(out['blame'])} ({out['blame_method']})")
+    print("preconditions:")
+    for row in out["tables"]:
+        for p in row["preconditions"]:
+            print(f"  {row['table']}  {p['name']}  {'met' if p['met'] else 'UNMET'}  {p['why']}")
+    return 0
+
+
 def _validate(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
     size = check_run_size(workload, args.max_events)
@@ -739,7 +777,7 @@ _WORKFLOW_COMMANDS = {"validate": _workflow_validate, "run": _workflow_run, "ver
 
 _COMMANDS = {
     "simulate": _simulate, "check": _check, "validate": _validate, "policies": _policies, "sweep": _sweep, "report": _report, "teach": _teach, "bench": _bench,
-    "plan": _plan, "tpch": _tpch, "optimum": _optimum, "workflow": _workflow,
+    "plan": _plan, "tpch": _tpch, "optimum": _optimum, "budget": _budget, "workflow": _workflow,
 }
 
 

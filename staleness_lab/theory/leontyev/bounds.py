@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable
+from typing import Iterable, Sequence
 
 
 from staleness_lab.errors import InputError
@@ -118,7 +118,13 @@ def staleness_bounds(ts: TaskSet, scheduler: str) -> tuple[Fraction, ...]:
     E5: Theta = 4, p = 3, phi = 1 gives 10. The bound holds from a completion that leaves V_k
     fresh, while the feed is healthy (base) or every source is A(V_i)-healthy (derived).
     """
-    theta = response_time_bounds(ts, scheduler)
+    return staleness_from_response(ts, response_time_bounds(ts, scheduler))
+
+
+def staleness_from_response(ts: TaskSet, theta: Sequence[Fraction]) -> tuple[Fraction, ...]:
+    """Def. 13's recursion over the view DAG given the response-time bounds ``theta`` (one per
+    task): what :func:`staleness_bounds` computes from Lemma 1, and what the lag budgets
+    (:mod:`.budget`) evaluate at other track counts, where only Theorem 1's slack changes."""
     out: list[Fraction | None] = [None] * ts.n
     for k in ts.topological_order:
         t = ts.tasks[k]
