@@ -106,7 +106,7 @@ def test_segment_metrics_by_hand():
     assert segment_metrics(starts, ends, fresh, 3.0) == (4.0, 17.0, 10.0, 2)
 
 
-@pytest.mark.parametrize("policy", ["fifo", "edf-p", "max-benefit", "gedf-np", "aus"])
+@pytest.mark.parametrize("policy", ["fifo", "edf-p", "max-benefit", "gedf-np", "aus", "target-lag"])
 def test_worst_lag_is_the_traces_own_max_staleness(policy):
     w = {"tracks": 2, "horizon": 400, "warmup": 50, "cost_noise": [0.5, 1.5], "tables": [
         table(name="a", period=10, alpha=2, beta=0.1, target_lag=15), table(name="b", period=25, alpha=3, target_lag=30),
