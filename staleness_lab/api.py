@@ -18,6 +18,7 @@ from staleness_lab.sim import (
     relative_lateness,
     run,
     table_metrics,
+    target_metrics,
     total_weighted_staleness,
     track_utilization,
 )
@@ -28,6 +29,7 @@ class SimulationResult:
     """A run's trace with its metrics as tidy DataFrames.
 
     ``tables``: per-table metrics; ``jobs``: completed jobs; ``utilization``: per track;
+    ``target_metrics``: per table with a freshness target, its misses (:mod:`staleness_lab.sim.targets`);
     ``relative_lateness``: against the same workload with unlimited tracks (only when
     ``simulate(..., relative=True)``, since it costs a second run).
     """
@@ -50,6 +52,10 @@ class SimulationResult:
     @property
     def freshness(self) -> pd.DataFrame:
         return self.trace.freshness
+
+    @cached_property
+    def target_metrics(self) -> pd.DataFrame:
+        return target_metrics(self.trace)
 
     @cached_property
     def utilization(self) -> pd.DataFrame:
@@ -91,6 +97,13 @@ class SimulationResult:
             }
             for row in self.tables.itertuples(index=False)
         ]
+        if any(t is not None for t in w.target_lags):
+            out["targets"] = [
+                {"table": row.table, "target_lag": row.target_lag, "time_above": row.time_above,
+                 "fraction_above": row.fraction_above, "excess": row.excess, "worst_lag": row.worst_lag,
+                 "misses": int(row.misses)}
+                for row in self.target_metrics.itertuples(index=False)
+            ]
         return out
 
 

@@ -369,6 +369,9 @@ def _simulate(args: argparse.Namespace) -> int:
         print(f"  relative lateness {summary['relative_lateness']:.4f}", end="")
     print()
     print(result.tables.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    if "targets" in summary:
+        print("freshness targets")
+        print(result.target_metrics.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     return 0
 
 

@@ -9,9 +9,10 @@ from staleness_lab.sim.metrics import (
     total_weighted_staleness,
     track_utilization,
 )
+from staleness_lab.sim.targets import target_metrics
 from staleness_lab.sim.trace import Trace
 
 __all__ = [
     "IdealSummary", "Trace", "ideal_run", "ideal_summary", "relative_lateness", "run", "table_metrics",
-    "total_weighted_staleness", "track_utilization",
+    "target_metrics", "total_weighted_staleness", "track_utilization",
 ]
