@@ -7,8 +7,10 @@ mermaid or widget scripts from a CDN, and plotly.js (from the installed plotly p
 once in the head. Figures must be displayed with
 :func:`staleness_lab.viz.use_offline_renderer`, whose HTML output expects that copy.
 
-A notebook states its conclusion with :func:`record_verdict`; ``<out>/index.html`` links every
-report with its verdict and the run's provenance (version, git commit, profile, Python, NumPy,
+A notebook states its conclusion with :func:`record_verdict`, a paper's report its verdict
+table and conclusion with :func:`record_verdicts`; ``<out>/index.html`` links every
+report with its verdict, the claims ledger of every report's verdicts (:mod:`staleness_lab.ledger`,
+also written as ``<out>/claims.csv``) and the run's provenance (version, git commit, profile, Python, NumPy,
 pandas and PySpark versions, date). Each page also carries its verdict and provenance as inert JSON at the top of
 its head (``<script type="application/json" id="staleness-lab-report">``), so an ``--only`` run
 still indexes the reports of earlier runs.
@@ -46,6 +48,10 @@ from staleness_lab.handouts import TEACHING, handout_source, is_teaching, teachi
 
 #: The mime type of a verdict in a notebook's outputs (its data: ``{"verdict": "..."}``).
 VERDICT_MIMETYPE = "application/x.staleness-lab.verdict+json"
+#: The mime type of a report's verdict table (its data: ``{"paper": "...", "claims": [row, ...]}``).
+CLAIMS_MIMETYPE = "application/x.staleness-lab.claims+json"
+#: The ledger's tidy copy in a report directory.
+CLAIMS_CSV = "claims.csv"
 #: The kernelspec the notebooks name; reports fall back to ``python3`` when it is not installed.
 KERNEL_NAME = "staleness-lab"
 #: The exception the notebooks' parameter check raises (see ``staleness_lab.notebook_params``).
@@ -97,6 +103,34 @@ def record_verdict(text: str) -> None:
         },
         raw=True,
     )
+
+
+def record_verdicts(table: Any, paper: str, summary: str) -> None:
+    """Display a paper's verdict table (each row anchored for the claims ledger's link) and its
+    one-line conclusion ``summary`` (its ``summary_line`` of the same table); the rows go to the
+    ledger as the report's claims of ``paper``. A table outside the verdict vocabulary is refused."""
+    from IPython.display import display
+
+    from staleness_lab.experiments.verdicts import check_table
+    from staleness_lab.ledger import verdict_table_html
+
+    check_table(table)
+    rows = [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}  # NaN: not JSON
+            for row in table.astype(object).to_dict("records")]
+    display({CLAIMS_MIMETYPE: {"paper": paper, "claims": rows}, "text/html": verdict_table_html(table),
+             "text/plain": f"{len(rows)} verdicts on {paper}"}, raw=True)
+    record_verdict(summary)
+
+
+def read_claims(nb: Any) -> dict[str, Any] | None:
+    """The last verdict table recorded in an executed notebook (``{"paper", "claims"}``), if any."""
+    found = None
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if CLAIMS_MIMETYPE in data:
+                found = {"paper": str(data[CLAIMS_MIMETYPE]["paper"]), "claims": list(data[CLAIMS_MIMETYPE]["claims"])}
+    return found
 
 
 def read_verdict(nb: Any) -> str | None:
@@ -207,6 +241,7 @@ class Outcome:
     error: str | None = None
     seconds: float | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
+    claims: dict[str, Any] | None = None  # its verdict table (:func:`read_claims`), for the ledger
 
 
 class _ParameterError(Exception):
@@ -280,7 +315,8 @@ def _run_one(path: Path, out: Path, parameters: dict[str, Any], prov: dict[str, 
             executed = without_handout_cell(_execute(path, {}, source=handout_source(path)))
         else:
             executed = _execute(path, parameters)
-        outcome = Outcome(name, "ok", verdict=read_verdict(executed), seconds=time.perf_counter() - start, provenance=prov)
+        outcome = Outcome(name, "ok", verdict=read_verdict(executed), seconds=time.perf_counter() - start, provenance=prov,
+                          claims=read_claims(executed))
         page_prov = {k: v for k, v in prov.items() if k != "created_utc"}  # the date goes in the index only
         page = render_html(executed, name, _page_line(page_prov), meta={**asdict(outcome), "provenance": page_prov},
                            index_href="../index.html" if handout else "index.html")
@@ -320,8 +356,9 @@ def _earlier(path: Path, out: Path) -> Outcome:
     meta = read_page_meta(page_path(out, path))
     if meta is None:
         return Outcome(name, "not run")
+    claims = meta.get("claims")
     return Outcome(name, "earlier", verdict=meta.get("verdict"), seconds=meta.get("seconds"),
-                   provenance=dict(meta.get("provenance") or {}))
+                   provenance=dict(meta.get("provenance") or {}), claims=claims if isinstance(claims, dict) else None)
 
 
 def _index_rows(outcomes: list[Outcome], folder: str = "") -> str:
@@ -344,10 +381,27 @@ def _index_rows(outcomes: list[Outcome], folder: str = "") -> str:
     return chr(10).join(rows)
 
 
-def render_index(outcomes: list[Outcome], prov: dict[str, Any], handouts: list[Outcome] | None = None) -> str:
-    """The index page: one row per notebook (link, verdict or failure, time), one per teaching
-    handout, and provenance."""
+def claims_ledger(outcomes: list[Outcome]) -> Any:
+    """The claims ledger (:func:`staleness_lab.ledger.ledger`) of the reports with a page (run
+    now or earlier) and a recorded verdict table, in the index's order."""
+    import pandas as pd
+
+    from staleness_lab.experiments.verdicts import COLUMNS
+    from staleness_lab.ledger import ledger
+
+    return ledger({o.name: (o.claims["paper"], pd.DataFrame(o.claims["claims"], columns=COLUMNS))
+                   for o in outcomes if o.claims is not None and o.status in ("ok", "earlier")})
+
+
+def render_index(outcomes: list[Outcome], prov: dict[str, Any], handouts: list[Outcome] | None = None,
+                 claims: Any = None) -> str:
+    """The index page: one row per notebook (link, verdict or failure, time), the claims ledger
+    (``claims``, :func:`claims_ledger`; none when empty), one row per teaching handout, and
+    provenance."""
+    from staleness_lab.ledger import ledger_html
+
     e = html.escape
+    ledger_section = "" if claims is None or not len(claims) else ledger_html(claims)
     teaching = "" if not handouts else f"""<h2>Teaching handouts</h2>
 <p class="muted">The teaching notebooks offline: each explorer's first view and a slider over its main control,
 precomputed (the live explorers: <code>staleness-lab teach</code>).</p>
@@ -371,6 +425,10 @@ body {{ font-family: Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 
 table {{ border-collapse: collapse; width: 100%; margin-bottom: 2em; }}
 th, td {{ text-align: left; padding: 0.4em 0.8em; border-bottom: 1px solid #ddd; vertical-align: top; }}
 td.num {{ text-align: right; white-space: nowrap; }}
+table.ledger {{ font-size: 0.85em; }}
+.v-holds {{ color: #1b5e20; }}
+.v-differs, .v-finding {{ color: #b00020; }}
+.v-undecided {{ color: #777; }}
 .failed {{ color: #b00020; }}
 .muted {{ color: #777; }}
 </style>
@@ -383,7 +441,7 @@ td.num {{ text-align: right; white-space: nowrap; }}
 {_index_rows(outcomes)}
 </tbody>
 </table>
-{teaching}<h2>Provenance of this run</h2>
+{ledger_section}{teaching}<h2>Provenance of this run</h2>
 <table class="provenance">{facts}</table>
 </body>
 </html>
@@ -392,6 +450,28 @@ td.num {{ text-align: right; white-space: nowrap; }}
 
 _INDEX_MARK = '<script type="application/json" id="staleness-lab-index">'
 _LEGACY_INDEX = "<title>staleness-lab reports</title>"
+
+
+def claims_csv_is_ours(path: Path) -> bool:
+    """True when ``path`` is a regular file (not a link) named ``claims.csv`` whose first line is
+    the ledger's header, as :func:`write_claims_csv` writes it."""
+    from staleness_lab.ledger import LEDGER_COLUMNS
+
+    if path.name != CLAIMS_CSV or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return fh.readline().rstrip("\r\n") == ",".join(LEDGER_COLUMNS)
+    except (OSError, ValueError):
+        return False
+
+
+def write_claims_csv(out: Path, claims: Any) -> Path:
+    """The ledger's rows as ``<out>/claims.csv`` (tidy: one row per verdict, a header line),
+    written under a temporary name and renamed into place."""
+    path = out / CLAIMS_CSV
+    _write_atomic(path, claims.to_csv(index=False))
+    return path
 
 
 def page_is_ours(path: Path) -> bool:
@@ -421,7 +501,7 @@ def _report_stranger(directory: Path, handouts: bool = True) -> str | None:
             if inner is None:
                 continue
             return f"{TEACHING}/{inner}"
-        if not page_is_ours(entry):
+        if not page_is_ours(entry) and not (handouts and claims_csv_is_ours(entry)):
             return entry.name
     return None
 
@@ -480,11 +560,17 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path, cache
                 return 2
     outcomes = [results.get(p) or _earlier(p, out) for p in available]
     handouts = [results.get(p) or _earlier(p, out) for p in teaching]
-    _write_atomic(out / "index.html", render_index(outcomes, prov, handouts))
+    from staleness_lab.experiments.verdicts import counts_text, verdict_counts
+
+    claims = claims_ledger(outcomes)
+    csv_path = write_claims_csv(out, claims)
+    _write_atomic(out / "index.html", render_index(outcomes, prov, handouts, claims))
     for path, o in results.items():
         if o.status == "ok":
             print(f"{page_path(out, path)}  ({o.seconds:.1f} s)  {o.verdict or 'no verdict recorded'}")
         else:
             print(f"{o.name}: failed: {o.error}", file=sys.stderr)
     print(f"{out / 'index.html'}")
+    print(f"{csv_path}  {len(claims)} claims of {claims['report'].nunique()} reports: "
+          f"{counts_text(verdict_counts(claims))}")
     return 1 if any(o.status == "failed" for o in results.values()) else 0

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import nbformat
 
-from staleness_lab.reports import VERDICT_MIMETYPE, execute_notebook, read_verdict
+from staleness_lab.experiments.verdicts import counts_text, verdict_counts
+from staleness_lab.reports import VERDICT_MIMETYPE, Outcome, claims_ledger, execute_notebook, read_claims, read_verdict
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 #: The report's quick parameters, on the local runner (the Spark runner is exercised by the
@@ -16,6 +17,8 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 QUICK = {"profile": "quick", "runner": "local"}
 #: The notebook whose quick run has a test file of its own.
 SPARK_NOTEBOOK = NOTEBOOK_DIR / "05-intermittent-on-spark.ipynb"
+#: The notebook that reports on no paper, so records no verdict table.
+NO_CLAIMS = "00-quickstart"
 
 
 def run(path: Path, parameters: dict) -> nbformat.NotebookNode:
@@ -25,7 +28,8 @@ def run(path: Path, parameters: dict) -> nbformat.NotebookNode:
 
 def check_quick_run(path: Path) -> nbformat.NotebookNode:
     """Run ``path`` with :data:`QUICK`: no error output, the verdict recorded in the last cell,
-    every figure drawn by the offline renderer; the executed notebook."""
+    every figure drawn by the offline renderer, and a paper's verdict table in the vocabulary,
+    one ledger row per verdict, their counts those of the verdict line; the executed notebook."""
     nb = run(path, QUICK)
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
@@ -33,4 +37,22 @@ def check_quick_run(path: Path) -> nbformat.NotebookNode:
     assert any(VERDICT_MIMETYPE in o.get("data", {}) for o in nb.cells[-1].outputs)
     figures = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
     assert all("Plotly.newPlot" in o.data["text/html"] for o in figures)  # the offline renderer
+    check_claims(path.stem, nb)
     return nb
+
+
+def check_claims(name: str, nb: nbformat.NotebookNode) -> None:
+    """A paper's report records its verdict table: the ledger (which refuses words outside the
+    vocabulary) has one row per verdict, each linking to its anchored row in the page, and the
+    verdict line the index shows carries the ledger's counts."""
+    claims = read_claims(nb)
+    if name == NO_CLAIMS:
+        assert claims is None
+        return
+    assert claims and claims["paper"] and claims["claims"], "a paper's report ends with record_verdicts(...)"
+    rows = claims_ledger([Outcome(name, "ok", verdict=read_verdict(nb), claims=claims)])
+    assert len(rows) == len(claims["claims"]) and set(rows["report"]) == {name}
+    html = "".join(o.get("data", {}).get("text/html", "") for c in nb.cells for o in c.get("outputs", []))
+    for link in rows["link"]:
+        assert html.count(f'<tr id="{link.split("#")[1]}">') == 1, link
+    assert counts_text(verdict_counts(rows)) in read_verdict(nb)

@@ -249,21 +249,21 @@ def test_verdicts_cover_checks_1_to_14_and_the_errata(quick: dict[str, pd.DataFr
     numbered = table[~table["check"].str.startswith("erratum")]
     assert list(numbered["check"]) == [str(k) for k in range(1, 15)]
     for row in numbered.itertuples():
-        assert row.holds is True, (row.check, row.detail)
+        assert row.verdict == "holds", (row.check, row.detail)
         assert row.margin >= 0 or math.isnan(row.margin), row.check
         assert (row.profile == "live") == (row.check in LIVE)
     found = table[table["check"].str.startswith("erratum")]
     assert len(found) == 6
     for row in found.itertuples():
-        assert row.holds is False and row.margin < 0, (row.check, row.detail)
+        assert row.verdict == "finding" and row.margin < 0, (row.check, row.detail)
     line = checks.summary_line(table, "quick")
-    assert line == ("14 of 14 acceptance checks of Bateni et al. hold at the quick profile; "
-                    "6 of 6 errata confirmed (the paper's claim fails there)")
+    assert line == ("20 verdicts on Bateni et al. (checks 1-14 and the errata) at the quick profile: 14 hold, 0 differ, "
+                    "0 undecided, 6 findings; findings: " + ", ".join(found["check"]))
 
 
 def test_sweep_checks_are_undecided_without_their_sweep() -> None:
     for row in (checks.check7(None, None, "quick"), checks.check11(None, "quick"), checks.check12(None, "quick")):
-        assert row["holds"] is None and "not computable" in row["detail"]
+        assert row["verdict"] == "undecided" and "not computable" in row["detail"]
 
 
 def test_erratum_values() -> None:

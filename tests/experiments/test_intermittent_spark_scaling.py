@@ -137,11 +137,11 @@ def test_the_hybrid_fig6_verdict_judges_each_margin_on_its_own_rows() -> None:
     frame = pd.DataFrame([_fig6_row("none", "ok", 1.0), _fig6_row("slowest", "ok", 0.0),
                           _fig6_row("slowest", "infeasible", math.nan)])
     paper = checks.hybrid_fig6_check(frame, "quick", "none")
-    assert paper["check"] == "hybrid-fig6" and paper["holds"] is False and "1 plans executed, 1 late" in paper["detail"]
+    assert paper["check"] == "hybrid-fig6" and paper["verdict"] == "differs" and "1 plans executed, 1 late" in paper["detail"]
     margin = checks.hybrid_fig6_check(frame, "quick", "slowest")
-    assert margin["check"] == "hybrid-fig6-slowest" and margin["holds"] is True
+    assert margin["check"] == "hybrid-fig6-slowest" and margin["verdict"] == "holds"
     assert "declined under the margin: Q1 f=0.4" in margin["detail"] and margin["margin"] == 0.5
-    assert checks.hybrid_fig6_check(frame, "quick", "median")["holds"] is None  # no rows: nothing judged
+    assert checks.hybrid_fig6_check(frame, "quick", "median")["verdict"] == "undecided"  # no rows: nothing judged
 
 
 def _fig7_row(margin: str, scheme: str, rho: float, planned: int, misses: int) -> dict:
@@ -155,8 +155,8 @@ def test_the_hybrid_fig7_verdict_leaves_the_scaled_models_planned_misses_to_the_
                           for rho, misses in ((0.1, 9), (0.2, 0))])
     # the unscaled model itself misses above 0.1D: the paper's regime is not reached, undecided
     paper = checks.hybrid_fig7_check(frame, "full", "none")
-    assert paper["holds"] is None and "The cost model itself misses above 0.1D" in paper["detail"]
+    assert paper["verdict"] == "undecided" and "The cost model itself misses above 0.1D" in paper["detail"]
     # the scaled model's misses are its pessimism: Spark's durations decide
     slowest = checks.hybrid_fig7_check(frame, "full", "slowest")
-    assert slowest["check"] == "hybrid-fig7-slowest" and slowest["holds"] is True and slowest["margin"] == 0
+    assert slowest["check"] == "hybrid-fig7-slowest" and slowest["verdict"] == "holds" and slowest["margin"] == 0
     assert "EDF at ρ 0.2: 0 missed (planned 8)" in slowest["detail"]

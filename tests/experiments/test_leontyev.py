@@ -201,14 +201,16 @@ def test_fig9_summary(quick: dict[str, pd.DataFrame]) -> None:
 def test_verdicts_at_the_quick_profile(quick: dict[str, pd.DataFrame]) -> None:
     table = checks.verdicts(quick, "quick")
     assert list(table.columns) == COLUMNS and list(table["check"]) == [str(k) for k in range(1, 9)]
-    holds = dict(zip(table["check"], table["holds"]))
-    assert holds.pop("6") is None and all(h is True for h in holds.values()), table[["check", "holds", "detail"]]
+    verdicts = dict(zip(table["check"], table["verdict"]))
+    assert verdicts.pop("6") == "undecided" and set(verdicts.values()) == {"holds"}, table[["check", "verdict", "detail"]]
+    assert table.loc[5, "reason"] == "ambiguous in the paper"
     margins = dict(zip(table["check"], table["margin"]))
     assert margins["1"] == margins["4"] == 0.0  # G reaches exactly one period
     assert 850 < margins["2"] < 950 and margins["3"] > 3000 and margins["5"] == 1800
     assert "26,923" in table.loc[5, "detail"] and "not asserted" in table.loc[5, "claim"]
     assert table.loc[6, "profile"] == "live" and table.loc[7, "profile"] == "quick"
-    assert checks.summary_line(table, "quick").startswith("7 of 7 checks of Leontyev et al. hold at the quick profile")
+    assert checks.summary_line(table, "quick") == ("8 checks of Leontyev et al. at the quick profile: 7 hold, 0 differ, "
+                                                   "1 undecided, 0 findings; undecided (ambiguous in the paper): 6")
 
 
 def test_a_claim_failing_in_most_seeds_differs(quick: dict[str, pd.DataFrame]) -> None:
@@ -218,14 +220,16 @@ def test_a_claim_failing_in_most_seeds_differs(quick: dict[str, pd.DataFrame]) -
     late_prp = (frame["policy"] == "prp") & frame["table"].isin(LATE) & (frame["phases"] == "random")
     frame.loc[late_prp & frame["seed"].isin([0, 1]), "caught_up"] = 13_000.0
     row = checks.check2(frame, "quick")
-    assert row["holds"] is False and row["margin"] == -500.0 and "Holds on 1 of 3 seeds" in row["detail"]
+    assert row["verdict"] == "differs" and row["margin"] == -500.0 and "Holds on 1 of 3 seeds" in row["detail"]
     frame.loc[late_prp & (frame["seed"] == 1), "caught_up"] = 11_000.0
-    assert checks.check2(frame, "quick")["holds"] is True
+    assert checks.check2(frame, "quick")["verdict"] == "holds"
 
 
 def test_missing_sweeps_are_not_computable() -> None:
     table = checks.verdicts({}, "quick")
-    assert table.loc[table["check"] != "7", "holds"].isna().all() and table.loc[6, "holds"] is True
+    others = table[table["check"] != "7"]
+    assert (others["verdict"] == "undecided").all() and table.loc[6, "verdict"] == "holds"
+    assert set(others.loc[others["check"] != "6", "reason"]) == {"scale"}
     assert table.loc[0, "detail"] == "not computable: the fig9 sweep was not run"
 
 
@@ -242,7 +246,7 @@ def test_bounds_sweep_has_no_violated_applicable_record(quick: dict[str, pd.Data
     assert summary["failed"].sum() == 0 and summary["decided"].sum() == len(met)
     broken = bounds.copy()
     broken.loc[met.index[0], "holds"] = False
-    assert checks.check8(broken, "quick")["holds"] is False
+    assert checks.check8(broken, "quick")["verdict"] == "differs"
 
 
 # -- bad parameters ------------------------------------------------------------------------------------

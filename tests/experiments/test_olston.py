@@ -61,29 +61,30 @@ def _table6(values: dict[str, list[tuple[float, float, float]]], status: dict[tu
     return pd.DataFrame(rows)
 
 
-def _verdicts(frame: pd.DataFrame) -> dict[str, bool | None]:
-    return {r["check"]: r["holds"] for r in olston_checks.order_checks(frame, "table6", "test")}
+def _verdicts(frame: pd.DataFrame) -> dict[str, str]:
+    return {r["check"]: r["verdict"] for r in olston_checks.order_checks(frame, "table6", "test")}
 
 
 def test_order_needs_the_means_and_most_seeds() -> None:
     frame = _table6({"dp": [(1, 1, 1)] * 3, "greedy": [(2, 2, 9)] * 3, "random": [(3, 3, 5)] * 3})
-    assert set(_verdicts(frame).values()) == {True}
+    assert set(_verdicts(frame).values()) == {"holds"}
     # means in order, but GREEDY beats RANDOM in two seeds of three: not in most seeds
     mixed = _table6({"dp": [(1, 1, 1)] * 3, "greedy": [(2, 2, 9), (3.5, 2, 9), (3.5, 2, 9)],
                      "random": [(10, 3, 5), (3, 3, 5), (3, 3, 5)]})
     verdicts = _verdicts(mixed)
-    assert verdicts["table6-SP-lag"] is False and verdicts["table6-SP-cost"] is True
+    assert verdicts["table6-SP-lag"] == "differs" and verdicts["table6-SP-cost"] == "holds"
     # time by classes: DP < RANDOM < GREEDY, so GREEDY faster than RANDOM breaks it
     slow_random = _table6({"dp": [(1, 1, 1)] * 3, "greedy": [(2, 2, 5)] * 3, "random": [(3, 3, 9)] * 3})
-    assert _verdicts(slow_random)["table6-CS-time"] is False
+    assert _verdicts(slow_random)["table6-CS-time"] == "differs"
 
 
 def test_a_timed_out_run_leaves_its_workflow_undecided() -> None:
     frame = _table6({"dp": [(1, 1, 1)] * 2, "greedy": [(2, 2, 9)] * 2, "random": [(3, 3, 5)] * 2},
                     status={("greedy", 2): "timeout"})
     verdicts = _verdicts(frame)
-    assert verdicts["table6-FP-lag"] is None and verdicts["table6-FP-time"] is None
-    assert olston_checks.check11(olston_checks.order_checks(frame, "table6", "t"), "t")["holds"] is None
+    assert verdicts["table6-FP-lag"] == verdicts["table6-FP-time"] == "undecided"
+    assert olston_checks.check11(olston_checks.order_checks(frame, "table6", "t"), "t")["reason"] == "budget"
+    assert olston_checks.check11(olston_checks.order_checks(frame, "table6", "t"), "t")["verdict"] == "undecided"
 
 
 def test_table5_time_classes_allow_either_batch_order() -> None:
@@ -95,8 +96,10 @@ def test_table5_time_classes_allow_either_batch_order() -> None:
                          "lag_cpu_h": lag, "cost_cpu_h": cost, "scheduler_s": time})
     frame = pd.DataFrame(rows)
     table = olston_checks.sweep_checks({"table5": frame}, "t")
-    assert table.set_index("check").loc["10", "holds"]  # True: None or False would fail
-    assert table.loc[table["check"].str.endswith("time"), "holds"].tolist() == [True] * 3
+    assert table.set_index("check").loc["10", "verdict"] == "holds"
+    assert table.loc[table["check"].str.endswith("time"), "verdict"].tolist() == ["holds"] * 3
+    ratios = table[table["check"].str.startswith("10-")]  # calibration-dependent: undecided whatever the ratio
+    assert set(ratios["verdict"]) == {"undecided"} and set(ratios["reason"]) == {"depends on the unprinted rates and costs"}
     cells = olston_checks.cells(frame, "table5")
     sp_lag = cells[(cells["workflow"] == "SP") & (cells["metric"] == "lag")].set_index("scenario")
     assert sp_lag["rank"].tolist() == [1, 2, 3, 4] and sp_lag.loc["sync-incr", "ratio"] == 2.0
@@ -111,14 +114,14 @@ def _check12_row(off: str, hours: float, runs: dict[str, int], after: dict[str, 
 def test_check12_limits() -> None:
     good = pd.DataFrame([_check12_row("", 1680.0, {"count": 12}, {"count": 10}),
                          _check12_row("longterm", 1680.0, {"count": 80}, {"count": 40, "top-unfetched": 60})])
-    assert olston_checks.check12(good, "t")["holds"] is True
+    assert olston_checks.check12(good, "t")["verdict"] == "holds"
     too_many = pd.DataFrame([_check12_row("", 1680.0, {"count": 13}, {}),
                              _check12_row("longterm", 1680.0, {"count": 80}, {"count": 40, "top-unfetched": 60})])
-    assert olston_checks.check12(too_many, "t")["holds"] is False
+    assert olston_checks.check12(too_many, "t")["verdict"] == "differs"
     short = pd.DataFrame([_check12_row("", 192.0, {"count": 2}, {}),  # 12 x 192 / 1680 rounds up to 2
                           _check12_row("longterm", 192.0, {"count": 9}, {"count": 2, "top-unfetched": 5})])
     row = olston_checks.check12(short, "t")
-    assert row["holds"] is False and math.isclose(row["margin"], 2 / 5 - 0.5)
+    assert row["verdict"] == "differs" and math.isclose(row["margin"], 2 / 5 - 0.5)
 
 
 def test_reduced_scales_every_generated_size() -> None:
@@ -136,11 +139,11 @@ def test_check14_needs_every_workflow_to_agree() -> None:
     row = {"workflow": "feedback-prioritization", "hours": 1.0, "share": 0.1, "invocations": 23,
            "same_invocations": True, "outputs_differ": "", "agree": True}
     frame = pd.DataFrame([row, {**row, "workflow": "crawl-selection"}])
-    assert olston_checks.check14(frame, "quick")["holds"] is True
+    assert olston_checks.check14(frame, "quick")["verdict"] == "holds"
     broken = frame.assign(agree=[True, False], outputs_differ=["", "crawl_queue"])
     verdict = olston_checks.check14(broken, "quick")
-    assert verdict["holds"] is False and verdict["margin"] == -1.0 and "outputs: crawl_queue" in verdict["detail"]
-    assert olston_checks.check14(frame.iloc[:0], "quick")["holds"] is None
+    assert verdict["verdict"] == "differs" and verdict["margin"] == -1.0 and "outputs: crawl_queue" in verdict["detail"]
+    assert olston_checks.check14(frame.iloc[:0], "quick")["verdict"] == "undecided"
 
 
 def test_a_cascade_row_measures_the_scheduler() -> None:
@@ -162,22 +165,22 @@ def _brute(rows: list[tuple[bool, bool, bool, float | None, float | None]]) -> p
 def test_check7_rules() -> None:
     good = _brute([(True, True, True, 2.0, 2.0), (True, True, False, 2.0, 3.0), (False, False, False, None, None)])
     row = olston_checks.check7(good, "quick")
-    assert row["holds"] is True and "largest gap 1" in row["detail"]
+    assert row["verdict"] == "holds" and "largest gap 1" in row["detail"]
     below = _brute([(True, True, False, 2.0, 1.5)])
-    assert olston_checks.check7(below, "quick")["holds"] is False
+    assert olston_checks.check7(below, "quick")["verdict"] == "differs"
     missed = _brute([(True, True, True, 2.0, 2.5)])
-    assert olston_checks.check7(missed, "quick")["holds"] is False
+    assert olston_checks.check7(missed, "quick")["verdict"] == "differs"
     found_nothing = _brute([(False, False, False, None, 4.0)])
-    assert olston_checks.check7(found_nothing, "quick")["holds"] is None  # no feasible instance to judge
+    assert olston_checks.check7(found_nothing, "quick")["verdict"] == "undecided"  # no feasible instance to judge
 
 
 def test_scaling_check_targets() -> None:
     frame = pd.DataFrame({"k": [2, 8], "status": ["ok", "ok"], "call_ms_median": [1.0, 30.0], "call_ms_p95": [2.0, 900.0]})
     row = olston_checks.scaling_check(frame, "quick")
-    assert row["holds"] is True and row["margin"] == pytest.approx(0.07)
+    assert row["verdict"] == "holds" and row["margin"] == pytest.approx(0.07)
     slow = frame.assign(call_ms_p95=[2.0, 1200.0])
-    assert olston_checks.scaling_check(slow, "quick")["holds"] is False
-    assert olston_checks.scaling_check(frame.assign(status=["ok", "timeout"]), "quick")["holds"] is None
+    assert olston_checks.scaling_check(slow, "quick")["verdict"] == "differs"
+    assert olston_checks.scaling_check(frame.assign(status=["ok", "timeout"]), "quick")["verdict"] == "undecided"
 
 
 def test_operator_runs_are_means_over_each_columns_seeds() -> None:

@@ -4,7 +4,10 @@ Corrections) and its errata as findings, in :mod:`staleness_lab.experiments.verd
     check    "1".."14", or "erratum: ..." for the errata
     figure   what it is about ("E1", "Theorem 3.1 / X1", ...)
     claim    the claim and its threshold, in one sentence (for an erratum: the paper's claim)
-    holds    True / False, or None when the data cannot decide (a sweep not run)
+    verdict  holds / differs, undecided (reason ``scale``) when the data cannot decide (a sweep
+             not run, no instance meeting the preconditions), and for an erratum ``finding``
+    reason   why undecided, else ""
+    reading  "paper"
     margin   the binding slack (>= 0 when it holds) in the units ``detail`` names, NaN if none
     detail   every measured quantity the verdict rests on
     profile  the profile of the data ("live" for what is computed now)
@@ -12,9 +15,9 @@ Corrections) and its errata as findings, in :mod:`staleness_lab.experiments.verd
 Checks 1-6, 8-10 and 14 are computed now, on the worked examples (``data/workloads/bateni-e*.yaml``)
 and on a fixed sample of generated instances under every policy; 7, 11 and 12 read the sweeps
 X1/X3, X4 and X5 of :mod:`staleness_lab.experiments.bateni.sweeps`; 4 and 13 are computed now and
-also read X1 and X2 when given. The errata rows state the paper's claim as written, so ``holds =
-False`` there confirms the digest's erratum (the paper is wrong at that point) and the detail
-says what does hold instead. Nothing here loosens a threshold.
+also read X1 and X2 when given. The errata rows state the paper's claim as written, so the verdict
+``finding`` there confirms the digest's erratum (the paper is wrong at that point; ``holds`` if
+it were not) and the detail says what does hold instead. Nothing here loosens a threshold.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import pandas as pd
 import staleness_lab as sl
 from staleness_lab.experiments.bateni import generators as gen
 from staleness_lab.experiments.bateni import sweeps as bx
-from staleness_lab.experiments.verdicts import COLUMNS, LIVE
+from staleness_lab.experiments.verdicts import COLUMNS, LIVE, SCALE, erratum
 from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.sim.trace import Trace
@@ -220,7 +223,8 @@ def check6() -> dict[str, Any]:
 
 
 def _missing(check: str, figure: str, claim: str, what: str, profile: str) -> dict[str, Any]:
-    return _row(check, figure, claim, None, math.nan, f"not computable: the {what} sweep was not run", profile)
+    return _row(check, figure, claim, None, math.nan, f"not computable: the {what} sweep was not run", profile,
+                reason=SCALE)
 
 
 CLAIM7 = ("For every eager policy with 0 <= x < (√3−1)/2 (and p <= t, alpha <= 1): penalty <= R* LOW, R* = "
@@ -233,7 +237,7 @@ def check7(x1: pd.DataFrame | None, x3: pd.DataFrame | None, profile: str) -> di
     decided = x1[x1["preconditions_met"].astype(bool) & x1["eager_policy"].astype(bool)]
     if decided.empty:
         return _row("7", "Theorem 3.1 / X1, X3", CLAIM7, None, math.nan, "no X1 run meets Theorem 3.1's preconditions",
-                    profile)
+                    profile, reason=SCALE)
     ratio = decided["penalty_low"] / decided["R_star"]
     worst = decided.loc[ratio.idxmax()]
     broken = int((decided["holds"] == False).sum())  # noqa: E712 - object column of True/False/None
@@ -260,7 +264,7 @@ def check11(x4: pd.DataFrame | None, profile: str) -> dict[str, Any]:
     met = gar[gar["preconditions_met"] == True]  # noqa: E712
     if met.empty:
         return _row("11", "Lemma 4.2 / Theorem 4.3 / X4", CLAIM11, None, math.nan,
-                    "no X4 instance meets the preconditions", profile)
+                    "no X4 instance meets the preconditions", profile, reason=SCALE)
     slack = met["derived_bound"] - met["max_stretch"]
     waits_ok = bool((met["wait_holds"] == True).all())  # noqa: E712
     ok = waits_ok and bool((slack >= -EXACT).all()) and bool((met["derived_bound"] <= STRETCH_PAPER_FIGURE).all())
@@ -284,7 +288,8 @@ def check12(x5: pd.DataFrame | None, profile: str) -> dict[str, Any]:
         return _missing("12", "Theorem 5.1 / X5", CLAIM12, "X5", profile)
     gar = x5[(x5["policy"] == bx.GROUP_AND_RUN) & (x5["preconditions_met"] == True)]  # noqa: E712
     if gar.empty:
-        return _row("12", "Theorem 5.1 / X5", CLAIM12, None, math.nan, "no X5 instance meets the preconditions", profile)
+        return _row("12", "Theorem 5.1 / X5", CLAIM12, None, math.nan, "no X5 instance meets the preconditions", profile,
+                    reason=SCALE)
     low_slack = gar["derived_factor"] - gar["X_w_wlow2"]
     upper = gar["X_w"] / gar["opt_bound"]  # opt_bound <= OPT: an upper bound on the true ratio
     opt_slack = WEIGHTED_FACTOR - upper
@@ -497,7 +502,7 @@ def erratum_claim_3_5(x1: pd.DataFrame | None = None, profile: str = LIVE) -> di
     confirmed = claim.holds is False and lemma.holds is False and theorem_ok
     return _row("erratum: Claim 3.5 / Lemma 3.4", "A1, E5 (line 372)", "The paper: every tardy batch satisfies Claim 3.5 "
                 "(all p processors busy during its wait) and Lemma 3.4's (c+d)² <= Σ v b², the steps of Theorem 3.1's "
-                "proof.", not confirmed, claim.observed - claim.bound, detail, profile)
+                "proof.", erratum(not confirmed), claim.observed - claim.bound, detail, profile)
 
 
 def erratum_theorem_5_1(x5: pd.DataFrame | None = None, profile: str = LIVE) -> dict[str, Any]:
@@ -514,7 +519,7 @@ def erratum_theorem_5_1(x5: pd.DataFrame | None = None, profile: str = LIVE) -> 
                        f"over {len(gar)} instances")
         profile = f"live + {profile}"
     return _row("erratum: Theorem 5.1's argument", "Theorem 5.1 (line 418 vs 96), A3", "The paper: OPT >= Σ w'L², so "
-                "GROUPANDRUN's X_w <= 4.5 Σ w'L² gives the factor 4.5.", m.X_w >= w_low, m.X_w - w_low, detail + ".",
+                "GROUPANDRUN's X_w <= 4.5 Σ w'L² gives the factor 4.5.", erratum(m.X_w >= w_low), m.X_w - w_low, detail + ".",
                 profile)
 
 
@@ -541,7 +546,7 @@ def erratum_theorem_3_1_range(x1: pd.DataFrame | None = None, profile: str = LIV
     ratio = m.penalty / m.LOW / literal
     return _row("erratum: Theorem 3.1's range", "Theorem 3.1 (line 75), correction 2", "The paper: the precondition "
                 "alpha/(1−x) <= C_{β,δ} p/t suffices, at any load, for penalty <= (1+alpha)²/(β⁴(1−δ)) LOW.",
-                ratio <= 1, 1 - ratio, detail + ".", profile)
+                erratum(ratio <= 1), 1 - ratio, detail + ".", profile)
 
 
 def erratum_e4() -> dict[str, Any]:
@@ -550,7 +555,7 @@ def erratum_e4() -> dict[str, Any]:
     eager = measures(sl.check(e4, "myopic").trace).max_stretch
     deferred = measures(sl.check(e4, DeferUntil("B", 1099.525)).trace).max_stretch
     return _row("erratum: E4's bound", "E4, correction 4", "The paper: with p < g any algorithm has max stretch >= about "
-                "alpha L_B / B_A = 25 on E4.", deferred >= 25, deferred - 25,
+                "alpha L_B / B_A = 25 on E4.", erratum(deferred >= 25), deferred - 25,
                 f"deferring B until A's last update is done (a non-eager schedule) gives max stretch {deferred:.6g}; "
                 f"MYOPIC (eager) {eager:.6g}: the bound holds for eager algorithms only.")
 
@@ -562,7 +567,7 @@ def erratum_e2() -> dict[str, Any]:
     best = min(float(sl.check(e2, policy).X) for policy in bx.EAGER)
     first = opt.batches.iloc[0]
     return _row("erratum: eager is optimal", "E2", "An eager schedule is optimal (no schedule beats every eager one).",
-                best <= opt.objective_X * (1 + 1e-9), opt.objective_X - best,
+                erratum(best <= opt.objective_X * (1 + 1e-9)), opt.objective_X - best,
                 f"best eager X = {best:.8g}; the optimum ({opt.status}) idles until {first['start']:g} and runs "
                 f"{first['table']} first: X = {opt.objective_X:.8g}.")
 
@@ -576,7 +581,7 @@ def erratum_smith() -> dict[str, Any]:
     myopic, largest = float(sl.check(data, "myopic").X), float(sl.check(data, "largest-first").X)
     return _row("erratum: the Smith-ratio note", "E2's note, correction 3", "The paper's note: with equal alphas on one "
                 "processor the order among available tables leaves X unchanged (every batch's Smith ratio is 1/alpha).",
-                equal(myopic, largest), -abs(myopic - largest),
+                erratum(equal(myopic, largest)), -abs(myopic - largest),
                 f"p = 1, every alpha ½, A at 1, B at 1.2, C at 1.3 and 1.6: MYOPIC X = {myopic:.6g}, largest-first "
                 f"X = {largest:.6g} (a table served later absorbs newer releases).")
 
@@ -594,7 +599,7 @@ def worked_examples() -> pd.DataFrame:
 
 
 def errata(frames: Mapping[str, pd.DataFrame] | None = None, profile: str = LIVE) -> pd.DataFrame:
-    """The digest's errata as findings (``holds = False``: the paper's claim fails as the digest
+    """The digest's errata as findings (verdict ``finding``: the paper's claim fails as the digest
     says), with the sweeps' numbers where given."""
     frames = frames or {}
     rows = [erratum_claim_3_5(frames.get("x1"), profile), erratum_theorem_5_1(frames.get("x5"), profile),
@@ -614,13 +619,9 @@ def verdicts(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:
 
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
-    """One line for the report index: how many of checks 1-14 hold, which differ or are
-    undecided, and how many errata stand."""
-    checks = table[~table["check"].str.startswith("erratum")]
-    found = table[table["check"].str.startswith("erratum")]
-    line = shared_summary_line(checks, profile, subject="acceptance checks of Bateni et al.")
-    stand = int((found["holds"] == False).sum())  # noqa: E712
-    return line + f"; {stand} of {len(found)} errata confirmed (the paper's claim fails there)"
+    """One line for the report index: the counts per verdict over checks 1-14 and the errata
+    (a confirmed erratum is a finding), and which differ, are undecided or are findings."""
+    return shared_summary_line(table, profile, subject="verdicts on Bateni et al. (checks 1-14 and the errata)")
 
 
 # -- summaries for the report -------------------------------------------------------------------------

@@ -10,7 +10,10 @@ Every check returns one row in the shared format of :mod:`staleness_lab.experime
     check    1..15
     figure   what it is about ("Sec. 4.2", "Fig. 6", ...)
     claim    the claim and the threshold, in one sentence
-    holds    True / False, or None when the data cannot decide (a point missing, all NaN)
+    verdict  holds / differs, or undecided (reason ``scale``) when the profile's sweep cannot
+             decide (not run, a point or a curve missing)
+    reason   why undecided, else ""
+    reading  "paper"
     margin   the binding slack: >= 0 when the check holds, < 0 by how much it fails, in the
              units named by ``detail`` (lateness units, ratio or absolute error)
     detail   every measured quantity the verdict rests on, as a sentence
@@ -33,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.experiments.golab import sweeps
-from staleness_lab.experiments.verdicts import COLUMNS, LIVE, verdict_row
+from staleness_lab.experiments.verdicts import COLUMNS, LIVE, SCALE, verdict_row
 from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 
 #: Absolute tolerance of the exact checks 1-6.
@@ -492,11 +495,12 @@ def sweep_check(number: int, frame: pd.DataFrame | None, profile: str) -> dict[s
     fig, measure = SWEEP_CHECKS[number]
     label = FIGURE_LABEL[fig] + (" workload" if number == 15 else "")
     if frame is None:
-        return verdict_row(number, label, CLAIMS[number], None, math.nan, f"not computable: the {fig} sweep was not run", profile)
+        return verdict_row(number, label, CLAIMS[number], None, math.nan, f"not computable: the {fig} sweep was not run", profile,
+                           reason=SCALE)
     try:
         m = measure(frame)
     except NotComputable as why:
-        return verdict_row(number, label, CLAIMS[number], None, math.nan, f"not computable: {why}", profile)
+        return verdict_row(number, label, CLAIMS[number], None, math.nan, f"not computable: {why}", profile, reason=SCALE)
     return verdict_row(number, label, CLAIMS[number], m.holds, m.margin, m.detail + overload_note(frame), profile)
 
 
@@ -526,6 +530,5 @@ def verdicts(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:
 
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
-    """One line: how many checks hold at the profile, and which differ or could not be decided."""
-    return shared_summary_line(table.assign(check=table["check"].map(int)), profile,
-                               "acceptance checks of Golab et al.", undecided="not computable")
+    """One line: the counts per verdict at the profile, and which checks differ or are undecided."""
+    return shared_summary_line(table.assign(check=table["check"].map(int)), profile, "acceptance checks of Golab et al.")

@@ -1,11 +1,12 @@
 """Computed verdicts for Chandrasekaran & Sudarshan on Spark (digest §5-6, §9 checks 11-13), in
-:mod:`staleness_lab.experiments.verdicts`' record format (check, figure, claim, holds, margin, detail, profile).
+:mod:`staleness_lab.experiments.verdicts`' record format (check, figure, claim, verdict, reason, reading,
+margin, detail, profile).
 
 Every verdict reads measured rows of :mod:`staleness_lab.experiments.intermittent.spark`. Where
 the paper's number belongs to its scale (SF ≈ 25 on 48 cores) the verdict judges the direction
 the paper reports and states this machine's number beside the paper's (digest correction 5);
 where a claim cannot be measured at the profile's scale (R > 0 below SF 1, correction 2nd-round
-3) the verdict says so instead of guessing. Thresholds are never loosened to make a claim hold.
+3) the verdict is undecided for ``scale`` instead of a guess. Thresholds are never loosened to make a claim hold.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from staleness_lab.experiments.verdicts import SCALE
 from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 from staleness_lab.experiments.verdicts import verdict_row as _row
 
@@ -47,7 +49,7 @@ def fig3_check(table: pd.DataFrame, profile: str, scale: float) -> dict[str, Any
     if scale < 1 and flat:
         return _row("fig3", "Fig. 3", claim, None if s_ok else False, math.nan,
                     f"{detail}. At SF {scale:g} a batch's overhead hides the per-file cost ({', '.join(flat)} fit R = 0): "
-                    "R is judged at the full profile (SF 1)", profile)
+                    "R is judged at the full profile (SF 1)", profile, reason=SCALE)
     holds = s_ok and not flat
     return _row("fig3", "Fig. 3", claim, holds, float(table["R"].min()), detail, profile)
 
@@ -59,7 +61,7 @@ def fig4_check(split: pd.DataFrame, profile: str) -> dict[str, Any]:
     many = split[split["k"] >= 8]
     if many.empty:
         return _row("fig4", "Fig. 4", claim, None, math.nan,
-                    f"no batch count ≥ 8 divides P = {int(split['parts'].iloc[0])}", profile)
+                    f"no batch count ≥ 8 divides P = {int(split['parts'].iloc[0])}", profile, reason=SCALE)
     worst = many.loc[many["relative"].idxmin()]
     detail = "; ".join(f"{q}: ×{g.loc[g['k'].idxmax(), 'relative']:.2f} at k = {int(g['k'].max())}"
                        for q, g in split.groupby("query", sort=False))
@@ -75,7 +77,7 @@ def table2_check(split: pd.DataFrame, profile: str) -> dict[str, Any]:
     missing = [q for q in PAPER_TABLE2 if q not in single.index]
     if missing:
         return _row("table2", "Table 2", claim, None, math.nan,
-                    f"this profile does not run {', '.join(missing)}", profile)
+                    f"this profile does not run {', '.join(missing)}", profile, reason=SCALE)
     margin = float(min(single["CQ3"], single["CQ4"]) - max(single["CQ1"], single["CQ2"]))
     detail = ", ".join(f"{q} {single[q]:.2f} s (paper {PAPER_TABLE2[q]:g})" for q in PAPER_TABLE2)
     return _row("table2", "Table 2", claim, margin > 0, margin, detail, profile)
@@ -98,7 +100,7 @@ def fig5_check(ratios: pd.DataFrame, profile: str) -> dict[str, Any]:
     ok = ratios[ratios["status"] == "ok"]
     refused = ratios[ratios["status"] != "ok"]
     if ok.empty:
-        return _row("fig5", "Fig. 5", claim, None, math.nan, "no streaming run gave a result", profile)
+        return _row("fig5", "Fig. 5", claim, None, math.nan, "no streaming run gave a result", profile, reason=SCALE)
     best = ok.loc[ok["ratio"].idxmin()]
     default_worst = all(g.loc[g["trigger"] == "default", "ratio"].max() >= g["ratio"].max() - 1e-12
                         for _, g in ok.groupby("query") if (g["trigger"] == "default").any())
@@ -116,7 +118,8 @@ def streaming_results_check(ratios: pd.DataFrame, profile: str) -> dict[str, Any
     wrong = ok[ok["equal_to_batch"] != True]  # noqa: E712 - object column of booleans
     detail = (f"{len(ok)} runs with a result, {len(wrong)} differ"
               + (": " + "; ".join(f"{r.query} {r.trigger}: {r.difference}" for r in wrong.itertuples()) if len(wrong) else ""))
-    return _row("stream-equal", "Fig. 5", claim, None if ok.empty else wrong.empty, -float(len(wrong)), detail, profile)
+    return _row("stream-equal", "Fig. 5", claim, None if ok.empty else wrong.empty, -float(len(wrong)), detail, profile,
+                reason=SCALE)
 
 
 def multi_table(ratios: pd.DataFrame, hybrid: pd.DataFrame, runs: dict[str, tuple[str, ...]]) -> pd.DataFrame:
@@ -147,7 +150,8 @@ def multi_check(table: pd.DataFrame, profile: str, scale: float) -> dict[str, An
              "judged as a direction (both > 1, default > 10 min), the paper's factors belong to its scale.")
     valid = table.dropna(subset=["ratio_default", "ratio_10min"])
     if valid.empty:
-        return _row("multi", "Multi-query", claim, None, math.nan, "no run has both streaming costs and LLF", profile)
+        return _row("multi", "Multi-query", claim, None, math.nan, "no run has both streaming costs and LLF", profile,
+                    reason=SCALE)
     holds = bool(((valid["ratio_default"] > valid["ratio_10min"]) & (valid["ratio_10min"] > 1)).all())
     detail = "; ".join(f"{r.run}: ×{r.ratio_default:.1f} default ({r.streaming_default_micro_batches} micro-batches), "
                        f"×{r.ratio_10min:.1f} at 10 min ({r.streaming_10min_micro_batches}), against LLF's "
@@ -200,7 +204,7 @@ def hybrid_fig6_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
         holds = None if judged.empty else late.empty and unplanned.empty
     else:
         holds = None if planned.empty else late.empty
-    return _row("hybrid-fig6" + suffix, "Fig. 6", claim, holds, slack, "; ".join(parts), profile)
+    return _row("hybrid-fig6" + suffix, "Fig. 6", claim, holds, slack, "; ".join(parts), profile, reason=SCALE)
 
 
 def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -> dict[str, Any]:
@@ -221,10 +225,10 @@ def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
         return _row("hybrid-fig7" + suffix, "Fig. 7", claim, None, math.nan,
                     f"{detail}. The cost model itself misses above 0.1D: at this scale one file costs more than "
                     f"C_max = {c_max:.3g} s for {', '.join(flagged) or 'no query'} (MinBatch flagged), so every batch "
-                    "pays the overhead; the paper's regime (R·N ≫ S) is not reached", profile)
+                    "pays the overhead; the paper's regime (R·N ≫ S) is not reached", profile, reason=SCALE)
     late = loose[loose["misses"] > 0]
     return _row("hybrid-fig7" + suffix, "Fig. 7", claim, None if mine.empty else late.empty, -float(len(late)), detail,
-                profile)
+                profile, reason=SCALE)
 
 
 def executed_check(frames: list[pd.DataFrame], profile: str) -> dict[str, Any]:
@@ -237,7 +241,8 @@ def executed_check(frames: list[pd.DataFrame], profile: str) -> dict[str, Any]:
     detail = f"{len(rows)} executed plans, {len(bad)} broken" + (
         ": " + "; ".join(f"violations {int(r.violations)}, wrong {r.wrong_results}" for r in bad.itertuples())
         if len(bad) else "")
-    return _row("executed", "Checks 9, 11", claim, None if rows.empty else bad.empty, -float(len(bad)), detail, profile)
+    return _row("executed", "Checks 9, 11", claim, None if rows.empty else bad.empty, -float(len(bad)), detail, profile,
+                reason=SCALE)
 
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:

@@ -4,14 +4,18 @@ with corrections 1-3) and each figure's claim, in :mod:`staleness_lab.experiment
     check    "1".."10", "fig6a", "fig7", ...
     figure   what it is about ("E1", "Fig. 7", ...)
     claim    the claim and its threshold, in one sentence
-    holds    True / False, or None when the data cannot decide (with synthetic costs, say)
+    verdict  holds / differs; undecided with a reason when the data cannot decide (``synthetic
+             costs``, ``scale``: a sweep not run, ``budget``: CP-SAT proved no plan optimal);
+             ``finding`` for C1 (Algorithm 1 is not optimal: digest correction 1, confirmed)
+    reason   why undecided, else ""
+    reading  "paper"
     margin   the binding slack (>= 0 when it holds) in the units ``detail`` names, NaN if none
     detail   every measured quantity the verdict rests on
     profile  the profile of the data ("live" for the worked examples)
 
 Checks 1-8 and 10 recompute the worked examples now (exact Fractions; CP-SAT for 4 and 10);
 check 9 and the figure claims read the sweeps of :mod:`staleness_lab.experiments.intermittent.sweeps`.
-A claim that does not hold is a finding; nothing here loosens a threshold. Where the paper's
+A claim that does not hold differs; nothing here loosens a threshold. Where the paper's
 claim rests on its measured TPC-H costs, which it does not publish (Fig. 6's batch counts per
 query), the synthetic costs cannot decide it and the verdict says so.
 """
@@ -27,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.experiments.intermittent.sweeps import random_single_query, single_query
-from staleness_lab.experiments.verdicts import COLUMNS, LIVE
+from staleness_lab.experiments.verdicts import BUDGET, COLUMNS, LIVE, SCALE, SYNTHETIC_COSTS, erratum
 from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.intermittent import AggCost, QuerySet, load_queryset
@@ -212,7 +216,7 @@ def check8(fig7: pd.DataFrame | None = None, profile: str = LIVE) -> dict[str, A
         parts.append("paper scale: not computable, the Fig. 7 sweep was not run")
         ok = None if e5_ok else False
     return _row("8", "C7", "The C7 checker flags E5 at ρ = 0.2 (28 > 23.4) and the paper-scale 0.1D case.",
-                ok, 0.0 if ok else -1.0, "; ".join(parts), profile)
+                ok, 0.0 if ok else -1.0, "; ".join(parts), profile, reason=SCALE)
 
 
 def check9(frames: Mapping[str, pd.DataFrame], profile: str) -> dict[str, Any]:
@@ -228,7 +232,8 @@ def check9(frames: Mapping[str, pd.DataFrame], profile: str) -> dict[str, Any]:
         plans += len(optimal)
         bad += int((optimal["opt_violations"] > 0).sum())
     if not plans:
-        return _row("9", "plans", "Every plan passes the invariants.", None, math.nan, "no sweep was run", profile)
+        return _row("9", "plans", "Every plan passes the invariants.", None, math.nan, "no sweep was run", profile,
+                    reason=SCALE)
     return _row("9", "plans", "Every plan of every scheme and instance passes the invariants: no overlap on an executor, "
                 "only arrived tuples, Σ sizes = N, MinBatch batches within C_max, aggregation iff n >= 2.",
                 bad == 0, float(-bad), f"{plans - bad} of {plans} plans sound", profile)
@@ -259,7 +264,8 @@ def worked_examples() -> pd.DataFrame:
 
 
 def _missing(name: str, claim: str, figure: str, profile: str) -> dict[str, Any]:
-    return _row(name, figure, claim, None, math.nan, f"not computable: the {figure} sweep was not run", profile)
+    return _row(name, figure, claim, None, math.nan, f"not computable: the {figure} sweep was not run", profile,
+                reason=SCALE)
 
 
 def _late_rhos(frame: pd.DataFrame, policy: str, minbatch: bool = True) -> list[float]:
@@ -287,7 +293,7 @@ def fig6_checks(frame: pd.DataFrame | None, profile: str, synthetic: bool = True
     if synthetic:
         b = _row("fig6b", "Fig. 6", claim_b, None, math.nan,
                  "undecidable with synthetic costs: which queries need 3 batches depends on the measured TPC-H curves; "
-                 + detail, profile)
+                 + detail, profile, reason=SYNTHETIC_COSTS)
     else:
         ok = set(three) == {"Q3", "Q9", "Q10"} and set(others["batches"]) <= {2}
         b = _row("fig6b", "Fig. 6", claim_b, ok, 0.0 if ok else -1.0, detail, profile)
@@ -376,7 +382,7 @@ def alg1_loss_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
     detail = "; ".join(
         f"{r.cost_kind}: {r.instances} instances, costlier {r.costlier} (mean excess {r.mean_excess:.3g}, max "
         f"{r.max_excess:.3g}), false no-plan {r.false_no_plan}" for r in summary.itertuples())
-    return _row("alg1", "C1", claim, losses == 0, float(-losses), detail, profile)
+    return _row("alg1", "C1", claim, erratum(losses == 0), float(-losses), detail, profile)
 
 
 def loss_summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -419,7 +425,8 @@ def optimum_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
     detail = (f"{proven['seed'].count()} heuristic plans on {len(proven) // 4} instances proven optimal "
               f"(of {len(frame) // 4}); beaten {len(beaten)} times; median cost ratio at equal misses "
               f"{float(frame.loc[frame['misses'] == frame['opt_misses'], 'cost_ratio'].median()):.3f}")
-    return _row("optimum", "CP-SAT", claim, len(beaten) == 0 if len(proven) else None, float(-len(beaten)), detail, profile)
+    return _row("optimum", "CP-SAT", claim, len(beaten) == 0 if len(proven) else None, float(-len(beaten)), detail, profile,
+                reason=BUDGET)
 
 
 def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str, synthetic: bool = True) -> pd.DataFrame:
@@ -434,5 +441,6 @@ def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str, synthetic: bo
 
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
-    """One line for the report index: how many checks hold, which differ, which cannot be decided."""
+    """One line for the report index: the counts per verdict, which checks differ, which cannot
+    be decided and why."""
     return shared_summary_line(table, profile, subject="checks of Chandrasekaran & Sudarshan")

@@ -1,5 +1,5 @@
 """Computed verdicts for Leontyev, Johnson and Anderson (AUS), in :mod:`staleness_lab.experiments.verdicts`'
-record format (``check, figure, claim, holds, margin, detail, profile``).
+record format (``check, figure, claim, verdict, reason, reading, margin, detail, profile``).
 
 Digest correction 3 limits the Fig. 9 verdicts to what the paper supports (its lines 319-323);
 the digest's own acceptance checks 10-12 encode a prototype's windows, which are reported in the
@@ -8,7 +8,7 @@ runs of ``leontyev-fig9`` (AUS and PRP, average-case provisioning) and holds whe
 majority of the seeds; its ``margin`` is the slack of the weakest seed of the best majority (the
 k-th largest per-seed slack, k = seeds // 2 + 1), in time units, so it is >= 0 (> 0 for a strict
 claim) exactly when the timing holds in a majority of seeds (check 3's "one table in recovery at
-a time" enters ``holds`` only):
+a time" enters the verdict only):
 
 1. Fig. 9(a): V1..V4 keep G <= 300 on [0, 5000] under both AUS and PRP;
 2. Fig. 9(a): PRP catches V1..V4 up (G <= 300 for good) within [10,000, 12,500];
@@ -17,14 +17,15 @@ a time" enters ``holds`` only):
 4. Fig. 9(b): AUS keeps V8..V11 at G <= 900 for the whole run;
 5. Fig. 9(b): under PRP, V8 or V9 exceed G = 900 after 10,000 (the last such instant is reported
    against the paper's "around 15,000");
-6. §5.4, worst-case provisioning: reported, not asserted (``holds`` None): the paper's "25,000 vs
-   15,000" is ambiguous about which scheduler finishes when (correction 3);
+6. §5.4, worst-case provisioning: reported, not asserted (undecided, ``ambiguous in the paper``):
+   the paper's "25,000 vs 15,000" is ambiguous about which scheduler finishes when (correction 3);
 7. E4 (Examples 8-10), computed now: AUS reproduces every (r, d, s, f) and the mode log
    (acceptance check 1);
 8. the ``leontyev-bounds`` sweep: no record whose preconditions are all met fails (acceptance
    checks 4-7), margin 1 - the largest observed/bound among them.
 
-Nothing here loosens a threshold; a claim that does not hold is a finding.
+A sweep that is not run, or has no run a claim needs, leaves it undecided (``scale``). Nothing
+here loosens a threshold; a claim that does not hold differs.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import pandas as pd
 
 import staleness_lab as sl
 from staleness_lab.experiments.leontyev import sweeps as lx
-from staleness_lab.experiments.verdicts import COLUMNS, LIVE
+from staleness_lab.experiments.verdicts import AMBIGUOUS, COLUMNS, LIVE, SCALE
 from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.theory.records import REL_TOL
@@ -209,7 +210,7 @@ def check6(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
     prp = {seed: float(run.loc[LATE, "caught_up"].max(skipna=False)) for seed, _, run in pairs}
     detail = (f"AUS's last R->N switch with worst-case budgets: {_times(ends)}. PRP's catch-up: {_times(prp)}. "
               f"The paper: {PAPER_WORST}; the digest's prototype (Rule A): 26,700-27,350.")
-    return _row("6", FIGURES["6"], CLAIMS["6"], None, math.nan, detail, profile)
+    return _row("6", FIGURES["6"], CLAIMS["6"], None, math.nan, detail, profile, reason=AMBIGUOUS)
 
 
 FIG9_CHECKS: dict[str, Callable[[pd.DataFrame, str], dict[str, Any]]] = {
@@ -223,13 +224,13 @@ def fig9_checks(frame: pd.DataFrame | None, profile: str) -> pd.DataFrame:
     for number, measure in FIG9_CHECKS.items():
         if frame is None:
             rows.append(_row(number, FIGURES[number], CLAIMS[number], None, math.nan,
-                             "not computable: the fig9 sweep was not run", profile))
+                             "not computable: the fig9 sweep was not run", profile, reason=SCALE))
             continue
         try:
             rows.append(measure(frame, profile))
         except NotComputable as why:
             rows.append(_row(number, FIGURES[number], CLAIMS[number], None, math.nan, f"not computable: {why}",
-                             profile))
+                             profile, reason=SCALE))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -279,10 +280,11 @@ def check8(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
     """Acceptance checks 4-7 over the ``leontyev-bounds`` sweep."""
     figure = "Theorems 1-4, eq. 6 (bounds sweep)"
     if frame is None:
-        return _row("8", figure, CLAIM8, None, math.nan, "not computable: the bounds sweep was not run", profile)
+        return _row("8", figure, CLAIM8, None, math.nan, "not computable: the bounds sweep was not run", profile,
+                    reason=SCALE)
     met = frame[frame["preconditions_met"].astype(bool)]
     if met.empty:
-        return _row("8", figure, CLAIM8, None, math.nan, "no record has its preconditions met", profile)
+        return _row("8", figure, CLAIM8, None, math.nan, "no record has its preconditions met", profile, reason=SCALE)
     failed = met[met["holds"] != True]  # noqa: E712 - object column of True/False/None
     per = met.groupby("claim", sort=False)["ratio"].agg(["size", "max"])
     shown = ", ".join(f"{claim} {int(r['size'])} (max observed/bound {r['max']:.4g})" for claim, r in per.iterrows())
@@ -307,8 +309,6 @@ def verdicts(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:
 
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
-    """One line for the report index: how many of the asserted checks hold, which differ or are
-    undecided; check 6 is reported, not asserted."""
-    asserted = table[table["check"] != "6"]
-    return shared_summary_line(asserted, profile, subject="checks of Leontyev et al.") + \
-        "; check 6 (worst-case provisioning) reported, not asserted"
+    """One line for the report index: the counts per verdict, which checks differ or are undecided
+    (check 6, worst-case provisioning, is reported, not asserted: undecided, ambiguous)."""
+    return shared_summary_line(table, profile, subject="checks of Leontyev et al.")

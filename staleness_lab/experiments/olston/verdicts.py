@@ -1,6 +1,6 @@
 """Computed verdicts for Olston: Tables 5 and 6 cell by cell, checks 10-12 (digest §7, with
-correction 7), in :mod:`staleness_lab.experiments.verdicts`' record format (``check, figure, claim, holds, margin,
-detail, profile``).
+correction 7), in :mod:`staleness_lab.experiments.verdicts`' record format (``check, figure, claim, verdict,
+reason, reading, margin, detail, profile``).
 
 **Cells** (:func:`cells`): per workflow and column, the mean and 95 % confidence half-width over
 seeds of lag, cost and scheduler time, the paper's value, the rank of the mean within the
@@ -10,10 +10,12 @@ workflow, and the ratio to Async/Incr (Table 5) or DP (Table 6) beside the paper
 paper's order (Async/Incr < Sync/Incr < Async/Batch < Sync/Batch; DP < GREEDY < RANDOM) and the
 same order holds in most seeds (more than half). Scheduler time is judged by rank classes: Table
 5 Async/Incr highest, Sync/Incr second, both batch scenarios last; Table 6 DP < RANDOM < GREEDY.
-A workflow with a failed or timed-out run is ``undecided`` (None). Check 10's ratios are their
-own rows, labelled calibration-dependent (correction 7: the paper's costs and rates are unknown).
+A workflow with a timed-out run is undecided for ``budget`` (with no runs, for ``scale``).
+Check 10's ratios are their own rows, undecided whatever the ratio at the digest's calibration
+(``depends on the unprinted rates and costs``, correction 7); the detail gives the ratio and
+whether it meets the threshold there.
 
-A claim that does not hold is a finding; nothing here loosens a threshold.
+A claim that does not hold differs; nothing here loosens a threshold.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from staleness_lab.experiments.olston.sweeps import WEEK_H, WORKFLOWS, load
-from staleness_lab.experiments.verdicts import COLUMNS
+from staleness_lab.experiments.verdicts import BUDGET, COLUMNS, HOLDS, SCALE, UNDECIDED, UNPRINTED_RATES
 from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.stats import t_quantile_975
@@ -124,7 +126,8 @@ def order_checks(frame: pd.DataFrame, table: str, profile: str) -> list[dict[str
             check = f"{table}-{short}-{metric}"
             if len(failed) or mine.empty:
                 detail = "; ".join(f"{r[column]} seed {r['seed']}: {r['status']}" for _, r in failed.iterrows()) or "no runs"
-                rows.append(_row(check, label, claim, None, math.nan, f"undecided: {detail}; means {shown}", profile))
+                rows.append(_row(check, label, claim, None, math.nan, f"undecided: {detail}; means {shown}", profile,
+                                 reason=BUDGET if len(failed) else SCALE))
                 continue
             if metric == "time":
                 holds = _in_classes(means, classes)
@@ -151,38 +154,49 @@ def check10_ratios(frame: pd.DataFrame, profile: str) -> list[dict[str, Any]]:
     fp = mean("feedback-prioritization", "sync-incr", "cost_cpu_h") / mean("feedback-prioritization", "async-incr", "cost_cpu_h")
     sp = mean("search-preprocessing", "sync-incr", "lag_cpu_h") / mean("search-preprocessing", "async-incr", "lag_cpu_h")
     note = " Calibration-dependent (correction 7): the paper's costs and rates are unknown."
+
+    def at_calibration(ratio: float, met: bool) -> str:
+        if math.isnan(ratio):
+            return "no ratio: a run timed out"
+        return f"ratio {ratio:.3g} at the digest's calibration, where the threshold is {'met' if met else 'not met'}"
+
     return [
         _row("10-fp-cost", "Table 5", "FP: cost Sync/Incr over Async/Incr <= 1.25 (paper 1.03)." + note,
-             None if math.isnan(fp) else fp <= 1.25, 1.25 - fp, f"ratio {fp:.3g}", profile),
+             UNDECIDED, 1.25 - fp, at_calibration(fp, fp <= 1.25), profile, reason=UNPRINTED_RATES),
         _row("10-sp-lag", "Table 5", "SP: lag Sync/Incr over Async/Incr >= 50 (paper about 460)." + note,
-             None if math.isnan(sp) else sp >= 50, sp / 50 - 1, f"ratio {sp:.3g}", profile),
+             UNDECIDED, sp / 50 - 1, at_calibration(sp, sp >= 50), profile, reason=UNPRINTED_RATES),
     ]
 
 
-def _all(rows: Sequence[Mapping[str, Any]]) -> bool | None:
-    verdicts = [r["holds"] for r in rows]
-    if any(v is False for v in verdicts):
-        return False
-    return None if any(v is None for v in verdicts) else True
+def _all(rows: Sequence[Mapping[str, Any]]) -> tuple[bool | None, str | None]:
+    """Whether every row holds (False when one differs, None when none differs and one is
+    undecided), and the first undecided row's reason."""
+    verdicts = [r["verdict"] for r in rows]
+    reason = next((r["reason"] for r in rows if r["verdict"] == UNDECIDED), None)
+    if any(v not in (HOLDS, UNDECIDED) for v in verdicts):
+        return False, reason
+    return (None if reason is not None else True), reason
 
 
 def check10(order_rows: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Any]:
     """Check 10's orderings: lag and cost in the paper's order on every workflow."""
     mine = [r for r in order_rows if r["check"].startswith("table5") and not r["check"].endswith("time")]
-    failed = [r["check"] for r in mine if r["holds"] is not True]
-    return _row("10", "Table 5", "The lag and cost orderings hold for all workflows (>= 3 seeds).", _all(mine),
+    failed = [r["check"] for r in mine if r["verdict"] != HOLDS]
+    holds, reason = _all(mine)
+    return _row("10", "Table 5", "The lag and cost orderings hold for all workflows (>= 3 seeds).", holds,
                 min((r["margin"] for r in mine), default=math.nan),
-                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile)
+                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile, reason=reason)
 
 
 def check11(order_rows: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Any]:
     """Check 11: DP < GREEDY < RANDOM on lag and cost, and DP's scheduler time below GREEDY's."""
     mine = [r for r in order_rows if r["check"].startswith("table6") and not r["check"].endswith("time")]
     times = [r for r in order_rows if r["check"].startswith("table6") and r["check"].endswith("time")]
-    failed = [r["check"] for r in mine + times if r["holds"] is not True]
+    failed = [r["check"] for r in mine + times if r["verdict"] != HOLDS]
+    holds, reason = _all(mine + times)
     return _row("11", "Table 6", "DP < GREEDY < RANDOM on lag and cost, and DP's scheduler time < GREEDY's.",
-                _all(mine + times), min((r["margin"] for r in mine), default=math.nan),
-                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile)
+                holds, min((r["margin"] for r in mine), default=math.nan),
+                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile, reason=reason)
 
 
 def check12(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
@@ -192,7 +206,8 @@ def check12(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
     claim = ("CS over 10 weeks: with (e) <= 12 indegree refreshes; without it, a refresh on most "
              "top-unfetched runs after week 1.")
     if frame.empty or (frame["status"] != "ok").any():
-        return _row("12", "Check 12", claim, None, math.nan, "undecided: a run failed or timed out", profile)
+        return _row("12", "Check 12", claim, None, math.nan, "undecided: a run failed or timed out", profile,
+                    reason=BUDGET if len(frame) else SCALE)
     parts, verdicts, margins = [], [], []
     for _, r in frame.iterrows():
         runs, late = json.loads(r["operator_runs"]), json.loads(r["operator_runs_after_1w"])
@@ -541,7 +556,7 @@ def check14(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
     decisions and leaves the same output relations."""
     claim = "On Spark with Parquet blocks: the same invocations and the same output rows as in memory."
     if frame.empty:
-        return _row("14", "§8", claim, None, math.nan, "undecided: no spark run", profile)
+        return _row("14", "§8", claim, None, math.nan, "undecided: no spark run", profile, reason=SCALE)
     parts = [f"{r.workflow} {r.hours:g} h x{r.share:g}: {r.invocations} invocations, "
              + ("agree" if r.agree else f"differ (log equal: {r.same_invocations}; outputs: {r.outputs_differ or '-'})")
              for r in frame.itertuples()]
@@ -557,7 +572,7 @@ def check7(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
              "= on every tree instance with producer-independent size estimates.")
     feasible = frame[frame["feasible"]]
     if feasible.empty:
-        return _row("7", "§6.1", claim, None, math.nan, "undecided: no feasible instance", profile)
+        return _row("7", "§6.1", claim, None, math.nan, "undecided: no feasible instance", profile, reason=SCALE)
     gap = feasible["dp_cost"] - feasible["minimum"]
     below = int((gap < -1e-9).sum())
     exact = feasible["tree"] & feasible["consistent"]
@@ -577,7 +592,8 @@ def scaling_check(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
     per call, median <= 0.1 s and 95th percentile <= 1 s at every k."""
     claim = "join-cascade(k), k = 2..8: scheduler CPU per call, median <= 0.1 s and p95 <= 1 s (the issue's target)."
     if frame.empty or (frame["status"] != "ok").any():
-        return _row("scaling", "§6 (issue)", claim, None, math.nan, "undecided: a run failed or timed out", profile)
+        return _row("scaling", "§6 (issue)", claim, None, math.nan, "undecided: a run failed or timed out", profile,
+                    reason=BUDGET if len(frame) else SCALE)
     worst = frame.groupby("k")[["call_ms_median", "call_ms_p95"]].max()
     margin = float(min(100.0 - worst["call_ms_median"].max(), 1000.0 - worst["call_ms_p95"].max()))
     detail = "; ".join(f"k={k}: {r.call_ms_median:.3g} / {r.call_ms_p95:.3g} ms" for k, r in worst.iterrows())
