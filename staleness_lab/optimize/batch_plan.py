@@ -1000,6 +1000,7 @@ class _Master:
     chosen: list[int] | None = None
     key: tuple[int, int, int, int] | None = None
     proven: bool = False
+    cost_bound: int | None = None       # phase 2's bound on cost, for plans of phase-1 value ``value1``
 
 
 def _solve_master(grids: list[QueryGrid], cols: list[list[Any]], qs: QuerySet, objective: str, budget: _Budget,
@@ -1029,6 +1030,8 @@ def _solve_master(grids: list[QueryGrid], cols: list[list[Any]], qs: QuerySet, o
     stages.append({"stage": "master", **_phase("cost", round_no, status2, solver2, info2, unit, divide=w_cost)})
     if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return out
+    if status == cp_model.OPTIMAL and math.isfinite(solver2.best_objective_bound):
+        out.cost_bound = math.ceil(solver2.best_objective_bound - 1e-6) // w_cost
     out.chosen = [solver2.value(v) for v in relax.index]
     out.key = (value, solver2.value(relax.cost), solver2.value(relax.batches), solver2.value(relax.tardiness))
     out.proven = status == cp_model.OPTIMAL and status2 == cp_model.OPTIMAL
@@ -1087,7 +1090,10 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
                       deadlines="unknown")
         return BatchPlan(queryset=qs, scheme=SCHEME, steps=(), status="unknown",
                          reason="the decomposition found no plan within the limit", solver=report)
-    return _decomposed_plan(qs, objective, best, best_consts, bound1, proven1, proven, floors, off_grid, report)
+    cost_floor = sum(floors)
+    if master.cost_bound is not None and master.value1 == best.key[0]:
+        cost_floor = max(cost_floor, master.cost_bound)
+    return _decomposed_plan(qs, objective, best, best_consts, bound1, proven1, proven, cost_floor, off_grid, report)
 
 
 def _fallback(qs: QuerySet, objective: str, budget: _Budget, seed: BatchPlan | None, off_grid: list[str],
@@ -1107,14 +1113,15 @@ def _fallback(qs: QuerySet, objective: str, budget: _Budget, seed: BatchPlan | N
 
 
 def _decomposed_plan(qs: QuerySet, objective: str, best: _Round, consts: list[_Const], bound1: int | None,
-                     proven1: bool, proven: bool, floors: list[int], off_grid: list[str],
+                     proven1: bool, proven: bool, cost_floor: int, off_grid: list[str],
                      report: dict[str, Any]) -> BatchPlan:
     """The incumbent as a plan, with the contract's two phase records: the plan's phase-1 value and
-    cost against true lower bounds (the master's, and Σ each query's cheapest split for the cost)."""
+    cost against true lower bounds: the master's, and for the cost the larger of Σ each query's
+    cheapest split and the master's cost bound among plans of the same phase-1 value."""
     unit = qs.time_unit
     value1, cost = best.key[0], best.key[1]
     bound1 = value1 if proven1 else min(value1, bound1 if bound1 is not None else 0)
-    cost_bound = cost if proven else min(cost, sum(floors))
+    cost_bound = cost if proven else min(cost, cost_floor)
     scale = 1.0 if objective == "misses" else float(unit)
     seconds = sum(s.get("seconds", 0) or 0 for s in report["stages"])
 
