@@ -8,9 +8,15 @@ heuristic as the hint, ``--time-limit`` seconds per phase on ``--workers`` worke
 per ρ, the largest proven size, its K (slots per query) and the median and largest solve time
 per size.
 
+``--method`` picks the planner's method (monolithic or decomposition). ``--set tpch13-synthetic``
+instead plans the 13-query synthetic set of Figs. 7-8 at the paper's N (4,500 per query, same
+window, FR, δRSF 0.5, C_max 30, A5 seed 0) at every ρ of Fig. 7 and 1, each with ``--time-limit``
+seconds per phase, and prints each ρ's status, misses, cost, bound, gap and seconds.
+
 Usage::
 
-    python benchmarks/bench_planner.py [--quick] [--n 100] [--seeds 3] [--time-limit 10] [--workers 2] [--out FILE.json]
+    python benchmarks/bench_planner.py [--quick] [--n 100] [--seeds 3] [--time-limit 10] [--workers 2]
+                                       [--method monolithic|decomposition] [--set a5|tpch13-synthetic] [--out FILE.json]
 
 Wall time is up to ``sizes × 3 × seeds × 2 × time-limit``; sizes past the first one that
 fails at a ρ are skipped for that ρ.
@@ -30,20 +36,24 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from staleness_lab.experiments.intermittent.sweeps import random_a5_instance  # noqa: E402
+from staleness_lab.experiments.intermittent.sweeps import multi_instance, random_a5_instance  # noqa: E402
+from staleness_lab.intermittent.plan import METHODS  # noqa: E402
 from staleness_lab.intermittent.schemes import best_heuristic  # noqa: E402
 from staleness_lab.optimize.batch_plan import optimal_plan  # noqa: E402
 
 RHOS = (1.0, 0.4, 0.2)
+#: Fig. 7's deadline factors, and 1.
+TPCH_RHOS = (1.0, 0.8, 0.6, 0.4, 0.2, 0.1)
 SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
 
 
-def measure(n_queries: int, n: int, rho: float, seed: int, time_limit: float, workers: int) -> dict[str, Any]:
+def measure(n_queries: int, n: int, rho: float, seed: int, time_limit: float, workers: int,
+            method: str = "monolithic", tpch: bool = False) -> dict[str, Any]:
     """One instance: the solver's status per phase, its K and its wall time."""
-    qs = random_a5_instance(n_queries, n, rho, seed)
+    qs = multi_instance(rho, "same", "FR", 0.5, seed) if tpch else random_a5_instance(n_queries, n, rho, seed)
     hint = best_heuristic(qs)
     start = time.perf_counter()
-    plan = optimal_plan(qs, hint=hint, time_limit=time_limit, workers=workers)
+    plan = optimal_plan(qs, hint=hint, time_limit=time_limit, workers=workers, method=method)
     seconds = time.perf_counter() - start
     solver = plan.solver or {}
     phases = solver.get("phases", [])
@@ -51,7 +61,7 @@ def measure(n_queries: int, n: int, rho: float, seed: int, time_limit: float, wo
         "queries": n_queries, "N": n, "rho": rho, "seed": seed, "status": solver.get("status", plan.status),
         "proven": solver.get("status") == "optimal", "K": max(solver.get("K", {0: 0}).values()),
         "K_bound": bool(solver.get("K_bound", False)), "seconds": round(seconds, 3),
-        "phases": [(p.get("phase"), p.get("status")) for p in phases],
+        "phases": [(p.get("phase"), p.get("status"), p.get("objective"), p.get("bound"), p.get("gap")) for p in phases],
         "misses": plan.misses, "heuristic_misses": hint.misses,
         "cost": float(plan.total_cost), "heuristic_cost": float(hint.total_cost),
     }
@@ -64,15 +74,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="instances per size and ρ (default 3)")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per phase (default 10)")
     parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
+    parser.add_argument("--method", choices=METHODS, default="monolithic", help="the planner's method")
+    parser.add_argument("--set", dest="which", choices=("a5", "tpch13-synthetic"), default="a5",
+                        help="A5 frontier (default) or the 13-query synthetic set at every ρ")
     parser.add_argument("--out", type=Path, help="write every measurement as JSON")
     args = parser.parse_args(argv)
+    if args.which == "tpch13-synthetic":
+        return tpch13(args)
     sizes, seeds, limit = (SIZES[:3], 1, 2.0) if args.quick else (SIZES, args.seeds, args.time_limit)
     rows: list[dict[str, Any]] = []
     frontier: dict[float, dict[str, Any]] = {}
     with tqdm(total=len(RHOS) * len(sizes) * seeds, desc="planner frontier") as bar:
         for rho in RHOS:
             for size in sizes:
-                mine = [measure(size, args.n, rho, seed, limit, args.workers) for seed in range(seeds)]
+                mine = [measure(size, args.n, rho, seed, limit, args.workers, args.method) for seed in range(seeds)]
                 bar.update(seeds)
                 rows += mine
                 times = [r["seconds"] for r in mine]
@@ -95,6 +110,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.write_text(json.dumps({"rows": rows, "frontier": {str(k): v for k, v in frontier.items()},
                                         "time_limit": limit, "workers": args.workers, "n": args.n}, indent=2))
+    return 0
+
+
+def tpch13(args: argparse.Namespace) -> int:
+    """The 13-query synthetic set at every ρ of :data:`TPCH_RHOS`: one line per ρ."""
+    rows = []
+    for rho in TPCH_RHOS:
+        row = measure(13, 4500, rho, 0, args.time_limit, args.workers, args.method, tpch=True)
+        rows.append(row)
+        last = {p[0]: p for p in row["phases"]}
+        print(f"ρ = {rho:g} ({args.method}): {row['status']}, misses {row['misses']} (heuristic "
+              f"{row['heuristic_misses']}), cost {row['cost']:.1f} (heuristic {row['heuristic_cost']:.1f}), phases "
+              f"{[(k, v[1], v[2], v[3], None if v[4] is None else round(v[4], 4)) for k, v in last.items()]}, "
+              f"{row['seconds']:.1f} s", flush=True)
+    if args.out:
+        args.out.write_text(json.dumps({"rows": rows, "time_limit": args.time_limit, "workers": args.workers,
+                                        "method": args.method}, indent=2))
     return 0
 
 

@@ -19,6 +19,7 @@ from staleness_lab import __version__
 from staleness_lab.api import simulate
 from staleness_lab.errors import Infeasible, InputError
 from staleness_lab.jsonout import dumps, strict
+from staleness_lab.intermittent.plan import METHODS
 from staleness_lab.intermittent.schemes import OBJECTIVES, SCHEMES
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS, PlanLimits
 from staleness_lab.model import load_workload
@@ -134,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="optimal: phase 1 minimises misses or tardiness (default: misses)")
     plan.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="optimal: wall-clock seconds per solver phase (default: 10)")
     plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers, 1 to 64 (default: 2)")
+    plan.add_argument("--method", choices=METHODS, default="monolithic",
+                      help="optimal: the slot model (monolithic) or per-query columns under a relaxed master "
+                           "(decomposition) (default: monolithic)")
     plan.add_argument("--json", action="store_true", help="print one strict JSON object")
     plan.add_argument("--out", type=Path, metavar="DIR", help="write DIR/batches.parquet and DIR/queries.parquet")
     plan.add_argument("--max-queries", type=int, metavar="Q",
@@ -538,14 +542,14 @@ def _plan(args: argparse.Namespace) -> int:
             except InputError as err:
                 raise InputError(option, err.rule) from None
     options = {"scheme": args.scheme, "minbatch": not args.no_minbatch, "objective": args.objective,
-               "time_limit": args.time_limit, "workers": args.workers}
-    check_options(args.scheme, args.objective, args.time_limit, args.workers)
+               "time_limit": args.time_limit, "workers": args.workers, "method": args.method}
+    check_options(args.scheme, args.objective, args.time_limit, args.workers, method=args.method)
     limits = PlanLimits.given(max_queries=args.max_queries, max_tuples=args.max_tuples, max_batches=args.max_batches)
     check_plan_size(qs, limits)  # before any work, as make_plan does again
     if args.out is not None:
         check_plan_dir(args.out, "--out")
     plan = make_plan(qs, args.scheme, minbatch=options["minbatch"], objective=args.objective,
-                     time_limit=args.time_limit, workers=args.workers, limits=limits,
+                     time_limit=args.time_limit, workers=args.workers, limits=limits, method=args.method,
                      max_model_terms=MAX_MODEL_TERMS if args.max_model_terms is None else args.max_model_terms)
     if args.out is not None:
         given = {key: value for key, value in overrides.items() if value is not None}

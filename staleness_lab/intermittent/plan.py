@@ -46,6 +46,8 @@ STATUSES = ("ok", "no-plan", "infeasible", "unknown")
 #: here, with the plan format both the schemes and the planner import, so that checking the
 #: option needs neither OR-Tools nor the schemes.
 OBJECTIVES = ("misses", "tardiness")
+#: The CP-SAT planner's methods (``optimal_plan(method=...)``), here for the same reason.
+METHODS = ("monolithic", "decomposition")
 BATCH = "batch"
 AGGREGATE = "aggregate"
 BATCH_COLUMNS = ["query", "batch", "executor", "start", "end", "first", "last", "size", "cost", "kind"]

@@ -27,7 +27,7 @@ from staleness_lab.errors import InputError
 from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.model import QuerySet
-from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan
+from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan
 from staleness_lab.intermittent.single import MAX_TUPLES, algorithm1, exact
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS, PlanLimits, check_plan_size
 from staleness_lab.cpsat import check_workers
@@ -40,7 +40,7 @@ DISPATCH_SCHEMES = POLICIES
 
 
 def check_options(scheme: Any, objective: Any = "misses", time_limit: Any = 10.0, workers: Any = 2,
-                  deterministic_time: Any = None) -> None:
+                  deterministic_time: Any = None, method: Any = "monolithic") -> None:
     """Raise :class:`InputError` naming the first bad option of :func:`make_plan`."""
     if scheme not in SCHEMES:
         raise InputError("--scheme", f"must be one of {', '.join(SCHEMES)}, got {scheme!r}")
@@ -50,6 +50,8 @@ def check_options(scheme: Any, objective: Any = "misses", time_limit: Any = 10.0
             or not math.isfinite(time_limit) or not time_limit > 0):
         raise InputError("--time-limit", f"must be a finite number of seconds > 0, got {time_limit!r}")
     check_workers(workers, "--workers")
+    if method not in METHODS:
+        raise InputError("--method", f"must be one of {', '.join(METHODS)}, got {method!r}")
     if deterministic_time is not None and (
             isinstance(deterministic_time, bool) or not isinstance(deterministic_time, (int, float))
             or not math.isfinite(deterministic_time) or not deterministic_time > 0):
@@ -77,7 +79,8 @@ def best_heuristic(qs: QuerySet, minbatch: bool = True) -> BatchPlan:
 
 def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: str = "misses",
               time_limit: float = 10.0, workers: int = 2, deterministic_time: float | None = None,
-              limits: PlanLimits | None = None, max_model_terms: int | None = MAX_MODEL_TERMS) -> BatchPlan:
+              limits: PlanLimits | None = None, max_model_terms: int | None = MAX_MODEL_TERMS,
+              method: str = "monolithic") -> BatchPlan:
     """``qs`` planned by ``scheme`` (one of :data:`SCHEMES`). ``minbatch`` applies to the dispatch
     policies and to the hint of ``optimal``; ``objective``, ``time_limit``, ``workers`` and
     ``deterministic_time`` apply to ``optimal`` only. Bad options raise :class:`InputError`
@@ -86,7 +89,7 @@ def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: st
     one the CP-SAT planner cannot hold (``optimal``), is refused before any planning;
     ``max_model_terms`` (default :data:`~staleness_lab.optimize.batch_plan.MAX_MODEL_TERMS`; None:
     no limit) bounds the CP-SAT model, checked after the heuristic hint and before the model is built."""
-    check_options(scheme, objective, time_limit, workers, deterministic_time)
+    check_options(scheme, objective, time_limit, workers, deterministic_time, method)
     check_plan_size(qs, limits)
     if scheme == "optimal":
         from staleness_lab.optimize.batch_plan import check_max_terms, check_model_size  # before the hint's work
@@ -105,7 +108,7 @@ def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: st
 
     plan = optimal_plan(qs, objective=objective, time_limit=float(time_limit), workers=workers, hint=hint,
                         deterministic_time=None if deterministic_time is None else float(deterministic_time),
-                        max_terms=max_model_terms)
+                        max_terms=max_model_terms, method=method)
     if plan.solver is None:
         return plan
     hinted = {"scheme": hint.scheme, "misses": hint.misses, "total_cost": float(hint.total_cost)}

@@ -130,8 +130,9 @@ from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
-from staleness_lab.intermittent.plan import OBJECTIVES, BatchPlan, Step, aggregate, batch
+from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan, Step, aggregate, batch
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
+from staleness_lab.optimize.decomposition import QueryGrid, columns, least_any, relaxation
 
 SCHEME = "optimal"
 #: CP-SAT's random seed (fixed: deterministic mode needs it, and wall-clock runs vary less).
@@ -175,6 +176,7 @@ class _Const:
     sizes: tuple[int, ...] | None          # fixed batch sizes (fixed_sizes variant)
     cap: int | None                        # cost cap (cost_cap variant)
     unit: Fraction                         # the grid, u
+    last: int | None = None                # exactly K batches, the last of this many tuples (a column)
 
     @property
     def n(self) -> int:
@@ -201,7 +203,8 @@ def _floor(value: Fraction, unit: Fraction) -> int:
     return math.floor(Fraction(value) / unit)
 
 
-def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, cost_cap: bool) -> _Const:
+def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, cost_cap: bool,
+           last: int | None = None) -> _Const:
     unit, n = qs.time_unit, query.n
     dur = [0] + [_ceil(query.cost(x), unit) for x in range(1, n + 1)]
     lin = None
@@ -221,7 +224,7 @@ def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, co
         rate = (scale, int(a * scale), int(b * scale))
     cap = _floor((1 + qs.delta_rsf) * query.min_cost, unit) if cost_cap else None
     return _Const(query=query, K=K, dur=dur, lin=lin, agg=agg, release=release, rate=rate,
-                  deadline=_floor(query.deadline, unit), sizes=sizes, cap=cap, unit=unit)
+                  deadline=_floor(query.deadline, unit), sizes=sizes, cap=cap, unit=unit, last=last)
 
 
 def _off_grid(qs: QuerySet) -> list[str]:
@@ -354,6 +357,10 @@ class _Model:
             if c.sizes is not None:
                 m.add(used == 1)
                 m.add(x == c.sizes[i])
+            elif c.last is not None:
+                m.add(used == 1)
+                if i == K - 1:
+                    m.add(x == c.last)
             m.add(x >= used)
             m.add(x <= N * used)
             m.add(cum == (v.cum[-1] + x if v.cum else x))
@@ -418,7 +425,7 @@ class _Model:
         self.seed = None
         if plan is None or plan.status != "ok" or not plan.steps:
             return
-        starts = self._snapped_starts(plan)
+        starts = snapped_starts(self.qs, self.consts, plan)
         seed: dict[str, _Solution] = {}
         for c, v in zip(self.consts, self.q):
             mine = sorted((s for s in plan.steps_of(c.query.name) if s.kind == "batch"), key=lambda s: s.first)
@@ -433,35 +440,6 @@ class _Model:
             seed[c.query.name] = solution
         if len(seed) == len(self.consts):
             self.seed = seed
-
-    def _snapped_starts(self, plan: BatchPlan) -> dict[str, list[int]]:
-        """Grid starts of ``plan``'s batches per query (in tuple order) that keep it feasible on
-        the grid: each step, in the plan's order, starts at its own start rounded up, or later
-        when the rounded-up durations before it on its executor or in its query still run; a
-        final aggregation follows its last batch at once, as the model requires. Rounding starts
-        alone would let a rounded-up batch overlap the next one (plans off the grid, such as
-        Algorithm 1's, would then hint nothing feasible)."""
-        unit = self.qs.time_unit
-        consts = {c.query.name: c for c in self.consts}
-        executor_free: dict[int, int] = {}
-        query_free: dict[str, int] = {}
-        starts: dict[str, list[int]] = {name: [] for name in consts}
-        batches: dict[str, int] = {name: 0 for name in consts}
-        for step in plan.steps:  # ordered by start
-            c = consts[step.query]
-            ready = query_free.get(step.query, 0)
-            if step.kind == "batch":
-                if step.size > c.n:
-                    continue
-                begin = max(_ceil(step.start, unit), executor_free.get(step.executor, 0), ready)
-                end = begin + c.dur[step.size]
-                starts[step.query].append(begin)
-                batches[step.query] += 1
-            else:
-                end = ready + c.agg[min(batches[step.query], len(c.agg) - 1)]
-            executor_free[step.executor] = max(executor_free.get(step.executor, 0), end)
-            query_free[step.query] = end
-        return starts
 
     def _assignment(self, c: _Const, v: _QVars, sizes: list[int],
                     starts: list[int]) -> tuple[list[tuple[Any, int]], _Solution]:
@@ -507,6 +485,37 @@ class _Model:
             batches = [(solver.value(v.s[i]), solver.value(v.e[i]), solver.value(v.x[i])) for i in range(n)]
             out[c.query.name] = _Solution(batches=batches, f=solver.value(v.f), g=solver.value(v.g))
         return out
+
+
+def snapped_starts(qs: QuerySet, consts: list[_Const], plan: BatchPlan) -> dict[str, list[int]]:
+    """Grid starts of ``plan``'s batches per query (in tuple order) that keep it feasible on
+    the grid: each step, in the plan's order, starts at its own start rounded up, or later
+    when the rounded-up durations before it on its executor or in its query still run; a
+    final aggregation follows its last batch at once, as the model requires. Rounding starts
+    alone would let a rounded-up batch overlap the next one (plans off the grid, such as
+    Algorithm 1's, would then hint nothing feasible)."""
+    unit = qs.time_unit
+    by_name = {c.query.name: c for c in consts}
+    executor_free: dict[int, int] = {}
+    query_free: dict[str, int] = {}
+    starts: dict[str, list[int]] = {name: [] for name in by_name}
+    batches: dict[str, int] = {name: 0 for name in by_name}
+    for step in plan.steps:  # ordered by start
+        c = by_name[step.query]
+        ready = query_free.get(step.query, 0)
+        if step.kind == "batch":
+            if step.size > c.n:
+                continue
+            begin = max(_ceil(step.start, unit), executor_free.get(step.executor, 0), ready)
+            end = begin + c.dur[step.size]
+            starts[step.query].append(begin)
+            batches[step.query] += 1
+        else:
+            end = ready + c.agg[min(batches[step.query], len(c.agg) - 1)]
+        executor_free[step.executor] = max(executor_free.get(step.executor, 0), end)
+        query_free[step.query] = end
+    return starts
+
 
 
 # -- solving ------------------------------------------------------------------------------------
@@ -811,7 +820,8 @@ def check_model_size(qs: QuerySet) -> None:
 def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float = 10.0, workers: int = 2,
                  hint: BatchPlan | None = None, deterministic_time: float | None = None,
                  fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
-                 max_slots: int | None = None, max_terms: int | None = MAX_MODEL_TERMS) -> BatchPlan:
+                 max_slots: int | None = None, max_terms: int | None = MAX_MODEL_TERMS,
+                 method: str = "monolithic") -> BatchPlan:
     """The CP-SAT optimum of ``qs`` on its time grid (module docstring): phase 1 minimises misses
     (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``.
 
@@ -819,7 +829,15 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     refused (:class:`InputError` naming ``--max-model-terms``) before anything is built, and K
     grows in later rounds only as far as the model stays within it (the cap is then reported
     as possibly binding). ``None`` sets no limit: the papers' experiments, whose sizes their
-    profiles fix, plan as they did before the rule (the rule guards input a user hands ``plan``)."""
+    profiles fix, plan as they did before the rule (the rule guards input a user hands ``plan``).
+
+    ``method``: ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
+    and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, falling back to the slot
+    model with the time left when the master cannot close the gap). The decomposition takes no
+    ``fixed_sizes``, ``cost_cap`` or ``max_slots``: with one of them the slot model plans, and
+    ``solver["method"]`` says so."""
+    if method not in METHODS:
+        raise InputError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
     if objective not in OBJECTIVES:
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     check_workers(workers, "workers")
@@ -833,11 +851,23 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     if max_terms is not None:
         max_terms = check_max_terms(max_terms)
     fixed = _fixed(qs, fixed_sizes)
-    limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
-    K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}
     off_grid = _off_grid(qs)
     budget = _Budget(time_limit=float(time_limit), workers=workers,
                      deterministic=None if deterministic_time is None else float(deterministic_time))
+    if method == "decomposition" and not (fixed or cost_cap or max_slots):
+        return _decomposed(qs, objective, budget, hint, off_grid, max_terms)
+    plan = _monolithic(qs, objective, budget, hint, off_grid, fixed, cost_cap, max_slots, max_terms)
+    note = "monolithic" if method == "monolithic" else "monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)"
+    plan.solver["method"] = note
+    return plan
+
+
+def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
+                fixed: dict[str, tuple[int, ...]], cost_cap: bool, max_slots: int | None,
+                max_terms: int | None) -> BatchPlan:
+    """The slot model's rounds of K doubling (module docstring)."""
+    limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
+    K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}
     seed = hint if hint is not None and hint.status == "ok" and hint.steps else None
 
     def consts_for(caps: dict[str, int]) -> list[_Const]:
@@ -932,3 +962,186 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     reason = "; ".join(reasons) + grid_note if reasons or grid_note else ""
     return BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, best.solution), status="ok",
                      reason=reason.lstrip(" "), minbatch=minbatch, solver=report)
+
+
+# -- the decomposition (staleness_lab.optimize.decomposition) --------------------------------------
+
+
+def _grid(c: _Const) -> QueryGrid:
+    return QueryGrid(name=c.query.name, n=c.n, dur=c.dur, agg=c.agg, last_release=c.release[c.n],
+                     first_release=c.release[1], deadline=c.deadline)
+
+
+def _hint_round(qs: QuerySet, consts: list[_Const], plan: BatchPlan | None, objective: str) -> _Round | None:
+    """``plan`` snapped onto the grid as an (unproven) incumbent, None when it plans no query fully."""
+    if plan is None or plan.status != "ok" or not plan.steps:
+        return None
+    starts = snapped_starts(qs, consts, plan)
+    solution: dict[str, _Solution] = {}
+    for c in consts:
+        sizes = [s.size for s in sorted((s for s in plan.steps_of(c.query.name) if s.kind == "batch"),
+                                        key=lambda s: s.first)]
+        mine = starts[c.query.name]
+        if not sizes or sum(sizes) != c.n or len(mine) != len(sizes):
+            return None
+        batches = [(mine[i], mine[i] + c.dur[x], x) for i, x in enumerate(sizes)]
+        solution[c.query.name] = _Solution(batches=batches, f=batches[-1][1], g=c.agg[len(sizes)])
+    return _Round(K={}, phases=[], status1="hint", solution=solution, key=_key(consts, solution, objective))
+
+
+@dataclass
+class _Master:
+    """One solve of the relaxed master: its phase-1 status, value and bound, and (phase 2) the
+    chosen column per query, its key and whether that key is proven."""
+
+    status1: str
+    bound1: int | None = None
+    value1: int | None = None
+    chosen: list[int] | None = None
+    key: tuple[int, int, int, int] | None = None
+    proven: bool = False
+    cost_bound: int | None = None       # phase 2's bound on cost, for plans of phase-1 value ``value1``
+
+
+def _solve_master(grids: list[QueryGrid], cols: list[list[Any]], qs: QuerySet, objective: str, budget: _Budget,
+                  stages: list[dict[str, Any]], round_no: int = 1) -> _Master:
+    """Both phases of the relaxed master (its records go to ``stages``)."""
+    relax = relaxation(grids, cols, qs.executors)
+    model, unit = relax.model, qs.time_unit
+    first = relax.misses if objective == "misses" else relax.tardiness
+    model.minimize(first)
+    solver, status, info = budget.solve(model)
+    scale = Fraction(1) if objective == "misses" else unit
+    stages.append({"stage": "master", **_phase(objective, round_no, status, solver, info, scale)})
+    out = _Master(status1=_STATUS.get(status, str(status)))
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return out
+    value = int(round(solver.objective_value))
+    out.value1 = value
+    out.bound1 = value if status == cp_model.OPTIMAL else math.ceil(solver.best_objective_bound - 1e-6)
+    model.add(first == value) if status == cp_model.OPTIMAL else model.add(first <= value)
+    w_tard = 1 if (objective == "misses" and value > 0) else 0
+    w_batches = w_tard * relax.max_tardiness + 1
+    w_cost = w_batches * relax.max_batches + w_tard * relax.max_tardiness + 1
+    model.minimize(w_cost * relax.cost + w_batches * relax.batches + (w_tard * relax.tardiness if w_tard else 0))
+    for var in relax.index:
+        model.add_hint(var, solver.value(var))
+    solver2, status2, info2 = budget.solve(model)
+    stages.append({"stage": "master", **_phase("cost", round_no, status2, solver2, info2, unit, divide=w_cost)})
+    if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return out
+    if status == cp_model.OPTIMAL and math.isfinite(solver2.best_objective_bound):
+        out.cost_bound = math.ceil(solver2.best_objective_bound - 1e-6) // w_cost
+    out.chosen = [solver2.value(v) for v in relax.index]
+    out.key = (value, solver2.value(relax.cost), solver2.value(relax.batches), solver2.value(relax.tardiness))
+    out.proven = status == cp_model.OPTIMAL and status2 == cp_model.OPTIMAL
+    return out
+
+
+def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
+                max_terms: int | None) -> BatchPlan:
+    """The decomposition (module :mod:`~staleness_lab.optimize.decomposition`): columns, the
+    relaxed master, realization of its columns by the slot model, and
+    the slot model on the full problem with the time left when the gap stays open."""
+    began = time.perf_counter()
+    consts = [_const(qs, q, q.n, None, False) for q in qs.queries]
+    grids = [_grid(c) for c in consts]
+    seed = hint if hint is not None and hint.status == "ok" and hint.steps else None
+    best = _hint_round(qs, consts, seed, objective)
+    floors = [least_any(c.dur) for c in consts]
+    on_time = best is not None and best.key[0] == 0
+    linear = all(c.lin is not None and c.rate is not None for c in consts)
+    cols = [columns(g, max_cost=best.key[1] - sum(floors) + floors[k] if on_time else None, on_time=on_time)
+            for k, g in enumerate(grids)]
+    stages: list[dict[str, Any]] = [{"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
+                                     "columns": {g.name: len(mine) for g, mine in zip(grids, cols)},
+                                     "priced": on_time}]
+    best_consts: list[_Const] = consts
+    bound1: int | None = None
+    proven1 = proven = False
+    master = _solve_master(grids, cols, qs, objective, budget, stages)
+    if master.bound1 is not None:
+        bound1 = master.bound1 if best is None else min(best.key[0], master.bound1)
+    if master.chosen is not None:
+        picked = [cols[k][i] for k, i in enumerate(master.chosen)]
+        realized = [_const(qs, q, col.n, None, False, last=col.last) if linear
+                    else _const(qs, q, col.n, col.head + (col.last,), False) for q, col in zip(qs.queries, picked)]
+        result = _solve_round(qs, realized, objective, seed, budget, 1)
+        stages.extend({"stage": "realize", **phase} for phase in result.phases)
+        if result.solution is not None and (best is None or result.key < best.key):
+            best, best_consts = result, realized
+            seed = BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, result.solution))
+    if best is not None and bound1 is not None and bound1 >= best.key[0]:
+        proven1 = True
+    if master.proven and best is not None and best.key <= master.key:
+        proven1 = proven = True
+    report: dict[str, Any] = {"method": "decomposition", "stages": stages, "rounds": 1,
+                              "time_unit": float(qs.time_unit), "on_grid": not off_grid, "off_grid": off_grid,
+                              "objective": objective}
+    if not proven and budget.left() > MIN_ROUND_SHARE * budget.total:
+        fallback = _fallback(qs, objective, budget, seed, off_grid, max_terms, report)
+        if fallback is not None and fallback.solver["status"] == "optimal":
+            return fallback
+        better = None if fallback is None else _hint_round(qs, consts, fallback, objective)
+        if better is not None and (best is None or better.key < best.key):
+            best, best_consts = better, consts
+    if best is None:
+        report.update(phases=[], K={q.name: q.n for q in qs.queries}, K_bound=False, status="unknown",
+                      deadlines="unknown")
+        return BatchPlan(queryset=qs, scheme=SCHEME, steps=(), status="unknown",
+                         reason="the decomposition found no plan within the limit", solver=report)
+    cost_floor = sum(floors)
+    if master.cost_bound is not None and master.value1 == best.key[0]:
+        cost_floor = max(cost_floor, master.cost_bound)
+    return _decomposed_plan(qs, objective, best, best_consts, bound1, proven1, proven, cost_floor, off_grid, report)
+
+
+def _fallback(qs: QuerySet, objective: str, budget: _Budget, seed: BatchPlan | None, off_grid: list[str],
+              max_terms: int | None, report: dict[str, Any]) -> BatchPlan | None:
+    """The slot model on the full problem with the time left, seeded with the best plan (None when
+    its model is too large); only a proof of its is taken as one (its bounds hold for its caps)."""
+    try:
+        plan = _monolithic(qs, objective, budget, seed, off_grid, {}, False, None, max_terms)
+    except InputError as err:
+        report["fallback"] = f"not run: {err.rule}"
+        return None
+    report["fallback"] = plan.solver.get("status") if plan.solver else plan.status
+    report["stages"].extend({"stage": "monolithic", **phase} for phase in (plan.solver or {}).get("phases", []))
+    if plan.status == "ok" and plan.solver["status"] == "optimal":
+        plan.solver.update(method="decomposition, closed by the monolithic model", stages=report["stages"])
+    return plan if plan.status == "ok" else None
+
+
+def _decomposed_plan(qs: QuerySet, objective: str, best: _Round, consts: list[_Const], bound1: int | None,
+                     proven1: bool, proven: bool, cost_floor: int, off_grid: list[str],
+                     report: dict[str, Any]) -> BatchPlan:
+    """The incumbent as a plan, with the contract's two phase records: the plan's phase-1 value and
+    cost against true lower bounds: the master's, and for the cost the larger of Σ each query's
+    cheapest split and the master's cost bound among plans of the same phase-1 value."""
+    unit = qs.time_unit
+    value1, cost = best.key[0], best.key[1]
+    bound1 = value1 if proven1 else min(value1, bound1 if bound1 is not None else 0)
+    cost_bound = cost if proven else min(cost, cost_floor)
+    scale = 1.0 if objective == "misses" else float(unit)
+    seconds = sum(s.get("seconds", 0) or 0 for s in report["stages"])
+
+    def record(name: str, obj: float, low: float, done: bool) -> dict[str, Any]:
+        return {"round": report["rounds"], "phase": name, "status": "optimal" if done else "feasible",
+                "objective": obj, "bound": low, "gap": (obj - low) / max(1.0, abs(obj)), "seconds": round(seconds, 4),
+                "workers": report["stages"][-1].get("workers"), "time_limit": None, "deterministic_time": None}
+
+    phases = [record(objective, value1 * scale, bound1 * scale, proven1),
+              record("cost", float(cost * unit), float(cost_bound * unit), proven)]
+    on_time = _key(consts, best.solution, "misses")[0] == 0
+    deadlines = "met" if on_time else ("infeasible" if proven1 and not off_grid else "unknown")
+    report.update(phases=phases, K={c.query.name: len(best.solution[c.query.name].batches) for c in consts},
+                  K_bound=False, status="optimal" if proven else "feasible", deadlines=deadlines, value=value1)
+    reasons = [] if proven else ["not proven optimal within the limit (the relaxed master's bound is below the plan)"]
+    if deadlines == "infeasible":
+        reasons.append("no plan meets every deadline (proven by the relaxed master)")
+    elif deadlines == "unknown":
+        reasons.append("a deadline is missed; whether every deadline can be met is unknown")
+    if off_grid:
+        reasons.append(f"on the grid of {show(unit)}: off the grid are {'; '.join(off_grid)}")
+    return BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, best.solution), status="ok",
+                     reason="; ".join(reasons), solver=report)

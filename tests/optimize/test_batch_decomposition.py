@@ -1,0 +1,107 @@
+"""The batch planner's decomposition (``optimal_plan(method="decomposition")``).
+
+On random small sets (piecewise and table costs, one and two executors, fixed and tabulated
+arrivals, on the grid): where both methods prove an optimum they agree on misses and cost; the
+decomposition never does worse than the best heuristic; every plan passes ``check_plan`` and every
+bound lies at or below its objective, also when a tiny time limit stops the search. The command
+line takes ``--method`` and refuses a bad one in one line.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from staleness_lab.intermittent import (
+    AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, StepProfile, TableCost, check_plan,
+)
+from staleness_lab.intermittent.deadlines import with_deadlines
+from staleness_lab.intermittent.schemes import best_heuristic
+from staleness_lab.optimize import optimal_plan
+from staleness_lab.experiments.intermittent.sweeps import random_a5_instance
+
+from tests.cli_fork import run_cli
+
+
+def _arrivals(draw, n: int):
+    if draw(st.booleans()):
+        return FixedRate(ws=F(draw(st.integers(0, 3))), rate=F(1), n=n)
+    counts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=n - 1))) + [n] if n > 1 else [1]
+    times = [F(1 + 2 * k + draw(st.integers(0, 1))) for k in range(len(counts))]
+    return StepProfile(times=tuple(times), counts=tuple(counts))
+
+
+def _cost(draw, n: int):
+    kind = draw(st.sampled_from(["linear", "piecewise", "table"]))
+    if kind == "linear":
+        return LinearCost(S=F(draw(st.integers(0, 3))), R=F(draw(st.integers(1, 2))))
+    if kind == "piecewise":
+        return PiecewiseCost(S=F(draw(st.integers(1, 2))), points=((F(0), F(0)), (F(2), F(2)), (F(n + 2), F(n + 3))))
+    values, v = [], F(draw(st.integers(1, 3)))
+    for _ in range(n):
+        values.append(v)
+        v += draw(st.integers(0, 2))
+    return TableCost(values=tuple(values))
+
+
+@st.composite
+def query_sets(draw) -> QuerySet:
+    """One to three queries of N <= 6 on the grid of 1, deadlines from A5 at a drawn ρ."""
+    queries = []
+    for k in range(draw(st.integers(1, 3))):
+        n = draw(st.integers(1, 6))
+        arrivals = _arrivals(draw, n)
+        agg = AggCost(a0=F(draw(st.integers(0, 1))), a1=F(draw(st.integers(0, 1))))
+        queries.append(Query(f"q{k}", arrivals, arrivals.we + 1, _cost(draw, n), agg))
+    qs = QuerySet(queries=tuple(queries), executors=draw(st.integers(1, 2)), time_unit=F(1), c_max=F(1))
+    timed = with_deadlines(qs, F(draw(st.sampled_from([1, 2, 4, 6, 10])), 10), seed=draw(st.integers(0, 3)))
+    return timed.with_overrides(queries=tuple(Query(q.name, q.arrivals, F(int(q.deadline)) if int(q.deadline) > q.we
+                                                    else q.we + 1, q.cost, q.agg_cost) for q in timed.queries))
+
+
+def _bounded(plan) -> None:
+    for phase in plan.solver["phases"]:
+        if phase["objective"] is not None:
+            assert phase["bound"] <= phase["objective"] + 1e-9
+            assert phase["gap"] == (phase["objective"] - phase["bound"]) / max(1.0, abs(phase["objective"]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query_sets())
+def test_decomposition_agrees_with_the_slot_model_and_beats_every_heuristic(qs: QuerySet) -> None:
+    hint = best_heuristic(qs)
+    mine = optimal_plan(qs, hint=hint, method="decomposition", time_limit=5.0, workers=1)
+    assert mine.status == "ok" and check_plan(qs, mine) == []
+    assert mine.solver["method"].startswith("decomposition")
+    _bounded(mine)
+    assert (mine.misses, mine.total_cost) <= (hint.misses, hint.total_cost)
+    reference = optimal_plan(qs, hint=hint, method="monolithic", time_limit=5.0, workers=1)
+    if mine.solver["status"] == "optimal" and reference.solver["status"] == "optimal":
+        assert (mine.misses, mine.total_cost) == (reference.misses, reference.total_cost)
+
+
+def test_a_tiny_time_limit_still_gives_a_feasible_plan_under_a_true_bound() -> None:
+    qs = random_a5_instance(8, 100, 0.2, 0)
+    hint = best_heuristic(qs)
+    plan = optimal_plan(qs, hint=hint, method="decomposition", time_limit=0.05, workers=1)
+    assert plan.status == "ok" and check_plan(qs, plan) == []
+    assert plan.solver["status"] in ("optimal", "feasible")
+    _bounded(plan)
+    assert (plan.misses, plan.total_cost) <= (hint.misses, hint.total_cost)
+
+
+def test_a5_at_rho_1_is_proven_by_the_master_alone() -> None:
+    qs = random_a5_instance(12, 100, 1.0, 1)
+    plan = optimal_plan(qs, hint=best_heuristic(qs), method="decomposition", time_limit=10.0)
+    assert plan.solver["status"] == "optimal" and plan.solver["method"] == "decomposition"
+    assert plan.misses == 0 and plan.total_cost == sum(q.cost(q.n) for q in qs.queries)
+
+
+def test_the_command_line_takes_the_method_and_refuses_a_bad_one(tmp_path) -> None:
+    good = run_cli(["plan", "data/intermittent/e5.yaml", "--scheme", "optimal", "--method", "decomposition", "--json"])
+    assert good.returncode == 0, good.stderr
+    assert '"method": "decomposition' in good.stdout
+    bad = run_cli(["plan", "data/intermittent/e5.yaml", "--scheme", "optimal", "--method", "lagrange"])
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--method" in bad.stderr
