@@ -9,8 +9,8 @@ itself lives in :mod:`staleness_lab.sweeps`, which never imports this package.
 """
 
 from staleness_lab.experiments import (  # noqa: F401  (register)
-    bateni, golab, intermittent, leontyev, olston, quickstart,
+    bateni, golab, intermittent, leontyev, olston, quickstart, targets,
 )
 from staleness_lab.sweeps.registry import get_experiment, list_experiments
 
-__all__ = ["bateni", "get_experiment", "golab", "intermittent", "leontyev", "list_experiments", "olston", "quickstart"]
+__all__ = ["bateni", "get_experiment", "golab", "intermittent", "leontyev", "list_experiments", "olston", "quickstart", "targets"]

@@ -28,12 +28,17 @@ from staleness_lab.viz.compare import duel_difference
 from staleness_lab.viz.leontyev import (gantt_with_modes, gap_panels, mode_timeline, recovery_intervals,
                                         response_with_bounds, staleness_with_bounds)
 from staleness_lab.viz.offline import use_offline_renderer
+from staleness_lab.viz.targets import dag_lags, guarantee_curve, lags_vs_bounds, misses_and_excess
 from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
 from staleness_lab.viz.tables import styled
 from staleness_lab.viz.workflows import cost_over_time, lag_over_time, scheduler_scaling, workflow_graph
 
 __all__ = [
     "TEMPLATE",
+    "dag_lags",
+    "guarantee_curve",
+    "lags_vs_bounds",
+    "misses_and_excess",
     "cost_over_time",
     "lag_over_time",
     "scheduler_scaling",

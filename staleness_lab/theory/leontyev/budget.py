@@ -332,3 +332,28 @@ def blame(workload: Workload, met: Sequence[bool], bounds: Sequence[Fraction] | 
             if not failing(forced | frozenset(extra)):
                 return tuple(names[k] for k in sorted(forced | set(extra))), method
     return tuple(names[k] for k in sorted(forced | set(rest))), method
+
+
+# -- the guarantee curve -----------------------------------------------------------------------
+
+def guaranteed_by_tracks(workload: Workload, policy: str, tracks: Sequence[int]) -> list[tuple[int, tuple[str, ...]]]:
+    """Per track count m of ``tracks``, the tables with a target that :func:`certify` would call
+    ``guaranteed`` on m tracks (file order): the ``min_tracks`` curve, one task set and one
+    slack function for every m (only U_sum <= m and Theorem 1's slack depend on m)."""
+    policy = check_policy(policy)
+    base = base_task_set(workload, policy)
+    static = static_preconditions(workload, base, policy)
+    targets = [None if t is None else exact(t, "target_lag") for t in workload.target_lags]
+    names = [t.name for t in workload.tables]
+    if base is None:
+        return [(m, ()) for m in tracks]
+    slack = slack_curve(workload, base, policy)
+    out = []
+    for m in tracks:
+        if base.U_sum > m:
+            out.append((m, ()))
+            continue
+        a = bounds_at_slack(base, slack(m))
+        out.append((m, tuple(names[k] for k, t in enumerate(targets)
+                             if t is not None and all(p.met for p in static[k]) and a[k] <= t)))
+    return out
