@@ -20,7 +20,7 @@ from staleness_lab.errors import Infeasible
 from staleness_lab.model import Workload
 from staleness_lab.sim.trace import Trace
 from staleness_lab.theory.lagsplit import worst_lags
-from staleness_lab.theory.leontyev.budget import Certificate, certify, check_policy
+from staleness_lab.theory.leontyev.budget import LEONTYEV, Certificate, certify, check_policy
 from staleness_lab.theory.leontyev.checks import observe
 
 #: The frame's columns (one row per table with a target).
@@ -92,21 +92,23 @@ class BudgetResult:
         c = self.certificate
         return {"status": "ok", "tables": self.rows(), "min_tracks": c.min_tracks,
                 "min_tracks_reason": c.min_tracks_reason, "blame": self.blame, "blame_method": c.blame_method,
-                "policy": c.policy, "tracks": c.tracks, "horizon": self.horizon, "seed": self.seed,
+                "policy": c.policy, "tracks": c.tracks, "bound_kind": c.bound_kind, "horizon": self.horizon, "seed": self.seed,
                 "observed_reason": self.observed_reason, "version": version}
 
 
 def budget(workload: Workload | str | Path | dict[str, Any], tracks: int | None = None,
-           policy: str = "gedf-np") -> BudgetResult:
+           policy: str = "gedf-np", bound: str = LEONTYEV) -> BudgetResult:
     """The certified lag budget of ``workload`` on ``tracks`` (default: its own) under ``policy``
-    (``gedf-np`` or ``aus``), with each table's observed worst lag in one run under the same
-    scheduler (the workload's horizon and seed). Bad input (InputError, exit 2): another policy,
-    tracks < 1, no table with a target."""
+    (``gedf-np`` or ``aus``) with ``bound`` (``leontyev``, Def. 13's A(V_k), or ``slot``, the
+    tighter gedf-np bound of :mod:`staleness_lab.theory.leontyev.slot`), with each table's
+    observed worst lag in one run under the same scheduler (the workload's horizon and seed). Bad
+    input (InputError, exit 2): another policy or bound, the slot bound under aus, tracks < 1, no
+    table with a target."""
     policy = check_policy(policy)
     w = as_workload(workload)
     if tracks is not None:
         w = w.with_overrides(tracks=tracks)
-    certificate = certify(w, policy)
+    certificate = certify(w, policy, bound)
     try:
         trace = simulate(w, policy).trace
     except Infeasible as refused:

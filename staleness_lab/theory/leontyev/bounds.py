@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 
 from staleness_lab.errors import InputError
-from staleness_lab.theory.leontyev.tasks import Number, TaskSet, exact, show
+from staleness_lab.theory.leontyev.tasks import Number, Task, TaskSet, exact, show
 from staleness_lab.theory.records import Precondition
 
 #: Absolute tolerance of the eq.-6 comparison ``share <= m + ADMIT_TOL`` (digest Sec. 2.4 [D] and
@@ -125,14 +125,20 @@ def staleness_from_response(ts: TaskSet, theta: Sequence[Fraction]) -> tuple[Fra
     """Def. 13's recursion over the view DAG given the response-time bounds ``theta`` (one per
     task): what :func:`staleness_bounds` computes from Lemma 1, and what the lag budgets
     (:mod:`.budget`) evaluate at other track counts, where only Theorem 1's slack changes."""
+    return dag_staleness(ts, theta, lambda t: t.p + max(t.phi, t.p + t.J + t.kappa))  # type: ignore[operator]
+
+
+def dag_staleness(ts: TaskSet, theta: Sequence[Fraction], base_lag: Callable[[Task], Fraction]
+                  ) -> tuple[Fraction, ...]:
+    """A staleness bound per table over the view DAG: Theta_k + ``base_lag(T_k)`` for a base table,
+    Theta_k + p_k + max over V_i in pred(V_k) of the sources' bounds for a derived one. The derived
+    step is Lemma A4 (appendix) with B = the largest source bound, which needs only that every
+    source V_i stays within its own bound (Theorem 3); so any sound base bound composes through it."""
     out: list[Fraction | None] = [None] * ts.n
     for k in ts.topological_order:
         t = ts.tasks[k]
-        if t.is_base:
-            lag = max(t.phi, t.p + t.J + t.kappa)  # type: ignore[operator]
-        else:
-            lag = max(out[s] for s in t.sources)  # type: ignore[type-var]
-        out[k] = theta[k] + t.p + lag  # type: ignore[operator]
+        lag = base_lag(t) if t.is_base else t.p + max(out[s] for s in t.sources)  # type: ignore[operator,type-var]
+        out[k] = theta[k] + lag
     return tuple(out)  # type: ignore[arg-type]
 
 

@@ -22,6 +22,10 @@ the workload alone, before any run, so they hold for every seed):
 * ``sources`` (derived): every source meets its own preconditions, so it is A(V_i)-healthy
   (Theorem 3's premise).
 
+``bound="slot"`` (gedf-np only) certifies with the slot bound of :mod:`.slot` instead of Def. 13's
+A(V_k): p_k lower on a base table, the same Theta_k, and one more precondition per base table,
+``files-on-slot`` (every file on its nominal slot), which the derived tables' ``sources`` carry.
+
 Only ``utilization`` and Theorem 1's slack depend on the track count m, which is what makes
 :func:`min_tracks` a search over one number (:func:`slack_curve`). :func:`blame` finds the fewest
 tables whose targets, relaxed (dropped), leave every other target guaranteed.
@@ -40,6 +44,7 @@ from staleness_lab.model import Workload
 from staleness_lab.model.table import DOWNSTREAM
 from staleness_lab.theory.leontyev.bounds import rule_a_recovery_periods, staleness_from_response, tardiness_terms
 from staleness_lab.theory.leontyev.checks import feed, nominal_task_set, unhealthy
+from staleness_lab.theory.leontyev.slot import SLOT, on_slot, slot_staleness_from_response
 from staleness_lab.theory.leontyev.tasks import SCHEDULERS, TaskSet, exact, show
 from staleness_lab.theory.leontyev.workloads import from_workload, max_load, noise_bounds
 from staleness_lab.theory.records import Precondition
@@ -49,6 +54,9 @@ NOT_GUARANTEED = "not guaranteed"
 UNKNOWN = "unknown"
 #: The largest number of relaxation sets :func:`blame` tries before it settles for an upper bound.
 MAX_BLAME_SETS = 20_000
+#: The bounds a budget can certify with: Def. 13's A(V_k) (Theorems 2-3) and the slot bound.
+LEONTYEV = "leontyev"
+BOUND_KINDS = (LEONTYEV, SLOT)
 
 
 def check_policy(policy: object) -> str:
@@ -57,6 +65,17 @@ def check_policy(policy: object) -> str:
         raise InputError("policy", f"must be one of {', '.join(SCHEDULERS)} (the schedulers Leontyev et al.'s bounds "
                                    f"are stated for), got {policy!r}")
     return policy  # type: ignore[return-value]
+
+
+def check_bound(bound: object, policy: str) -> str:
+    """``bound`` if it is one of :data:`BOUND_KINDS` and stated for ``policy`` (the slot bound is
+    GEDF-NP's only: AUS's recovery releases can lie a period past a file's slot), else an InputError."""
+    if bound not in BOUND_KINDS:
+        raise InputError("bound", f"must be one of {', '.join(BOUND_KINDS)}, got {bound!r}")
+    if bound == SLOT and policy != "gedf-np":
+        raise InputError("bound", f"the slot bound is proved for gedf-np only (AUS's recovery releases can lie a "
+                                  f"period past a file's slot), got policy {policy!r}")
+    return bound  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -98,6 +117,7 @@ class Certificate:
     min_tracks_reason: str | None
     blame: tuple[str, ...] | None
     blame_method: str
+    bound_kind: str = LEONTYEV
 
 
 # -- the task set and its slack at any m -------------------------------------------------------
@@ -138,9 +158,11 @@ def slack_curve(workload: Workload, base: TaskSet, policy: str) -> Callable[[int
     return lambda m: (e_sum[min(n, m)] - e_min) / (m - w_sum[min(n, m - 1)])
 
 
-def bounds_at_slack(base: TaskSet, slack: Fraction) -> tuple[Fraction, ...]:
-    """A(V_k) for every table when Theorem 1's slack is ``slack``: Theta_k = p_k + e_k + slack."""
-    return staleness_from_response(base, [p + e + slack for p, e in zip(base.p, base.e)])
+def bounds_at_slack(base: TaskSet, slack: Fraction, bound: str = LEONTYEV) -> tuple[Fraction, ...]:
+    """A(V_k) (or, with ``bound="slot"``, A^slot(V_k)) for every table when Theorem 1's slack is
+    ``slack``: Theta_k = p_k + e_k + slack."""
+    compose = slot_staleness_from_response if bound == SLOT else staleness_from_response
+    return compose(base, [p + e + slack for p, e in zip(base.p, base.e)])
 
 
 # -- preconditions -----------------------------------------------------------------------------
@@ -173,8 +195,10 @@ def feed_precondition(workload: Workload, k: int) -> Precondition:
     return Precondition("feed-healthy", True, f"every file on its slot through the horizon {workload.horizon:g} (Def. 2)")
 
 
-def static_preconditions(workload: Workload, ts: TaskSet | None, policy: str) -> list[tuple[Precondition, ...]]:
-    """Per table (file order) the preconditions that do not depend on the track count."""
+def static_preconditions(workload: Workload, ts: TaskSet | None, policy: str, bound: str = LEONTYEV
+                         ) -> list[tuple[Precondition, ...]]:
+    """Per table (file order) the preconditions that do not depend on the track count (with the
+    slot bound, ``files-on-slot`` on every base table too)."""
     if ts is None:
         why = "some u_k = e_k / p_k > 1: no task set (Def. 9)"
         return [(Precondition("task-utilization", False, why),) for _ in workload.tables]
@@ -189,6 +213,8 @@ def static_preconditions(workload: Workload, ts: TaskSet | None, policy: str) ->
         own = [budget_precondition(workload, k, e[k], p[k]), start]
         if table.is_base:
             own.insert(1, feed_precondition(workload, k))
+            if bound == SLOT:
+                own.insert(2, on_slot(workload, k))
         else:
             bad = [(ts.name_of(s), p) for s in ts.tasks[k].sources for p in out[s] if not p.met]
             why = (f"source {bad[0][0]!r}: {bad[0][1].name} unmet, so it is not A(V_i)-healthy" if bad
@@ -208,30 +234,32 @@ def utilization_precondition(ts: TaskSet | None, m: int) -> tuple[Precondition, 
 
 # -- the certificate ---------------------------------------------------------------------------
 
-def certify(workload: Workload, policy: str = "gedf-np") -> Certificate:
-    """The lag budget of ``workload`` on its ``tracks`` under ``policy`` (``gedf-np`` or ``aus``).
-    Raises InputError naming ``policy`` for another scheduler and ``target_lag`` when no table has
-    a target."""
+def certify(workload: Workload, policy: str = "gedf-np", bound: str = LEONTYEV) -> Certificate:
+    """The lag budget of ``workload`` on its ``tracks`` under ``policy`` (``gedf-np`` or ``aus``)
+    with ``bound`` (:data:`BOUND_KINDS`). Raises InputError naming ``policy`` for another
+    scheduler, ``bound`` for another bound or the slot bound under aus, and ``target_lag`` when no
+    table has a target."""
     policy = check_policy(policy)
+    bound = check_bound(bound, policy)
     targeted = [k for k, t in enumerate(workload.target_lags) if t is not None]
     if not targeted:
         raise InputError("target_lag", "no table has a target_lag: a budget certifies targets, give at least one")
     base = base_task_set(workload, policy)
-    static = static_preconditions(workload, base, policy)
+    static = static_preconditions(workload, base, policy, bound)
     m = workload.tracks
-    bounds = None if base is None else bounds_at_slack(base, slack_curve(workload, base, policy)(m))
+    bounds = None if base is None else bounds_at_slack(base, slack_curve(workload, base, policy)(m), bound)
     total = utilization_precondition(base, m)
     pre = [(*static[k], *total) for k in range(len(workload.tables))]
     targets = [None if t is None else exact(t, "target_lag") for t in workload.target_lags]
     tables = tuple(TableBudget(workload.tables[k].name, targets[k], None if bounds is None else bounds[k],  # type: ignore[arg-type]
                                pre[k]) for k in targeted)
-    fewest, reason = min_tracks(workload, base, policy, static, targets)
+    fewest, reason = min_tracks(workload, base, policy, static, targets, bound)
     found, method = blame(workload, [all(p.met for p in pre[k]) for k in range(len(pre))], bounds)
-    return Certificate(policy, m, tables, fewest, reason, found, method)
+    return Certificate(policy, m, tables, fewest, reason, found, method, bound)
 
 
 def min_tracks(workload: Workload, base: TaskSet | None, policy: str, static: Sequence[tuple[Precondition, ...]],
-               targets: Sequence[Fraction | None]) -> tuple[int | None, str | None]:
+               targets: Sequence[Fraction | None], bound: str = LEONTYEV) -> tuple[int | None, str | None]:
     """The smallest m under which every target is guaranteed, or (None, why).
 
     The track-independent preconditions must hold (else no m helps). From m_lo = max(1,
@@ -248,11 +276,11 @@ def min_tracks(workload: Workload, base: TaskSet | None, policy: str, static: Se
     slack = slack_curve(workload, base, policy)
 
     def passes(m: int) -> bool:
-        a = bounds_at_slack(base, slack(m))
+        a = bounds_at_slack(base, slack(m), bound)
         return all(a[k] <= targets[k] for k in targeted)  # type: ignore[operator]
 
     n = base.n
-    limit = bounds_at_slack(base, Fraction(0))
+    limit = bounds_at_slack(base, Fraction(0), bound)
     short = [k for k in targeted if (limit[k] >= targets[k] if n > 1 else limit[k] > targets[k])]  # type: ignore[operator]
     if short:
         k = short[0]
