@@ -33,6 +33,7 @@ from staleness_lab.experiments.targets.conformance import COLUMNS as CONFORMANCE
 from staleness_lab.experiments.targets.conformance import conformance
 from staleness_lab.lag_budget import budget
 from staleness_lab.model import Workload
+from staleness_lab.model.workload import MAX_SEED
 from staleness_lab.model.table import DOWNSTREAM
 from staleness_lab.paths import data_root
 from staleness_lab.sweeps.named import NamedSweep
@@ -52,7 +53,7 @@ SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
 CURVE_TRACKS = tuple(range(1, 9))
 
 _WORKLOAD = Param("workload", str, "targets-dag", "the report's workload", choices=tuple(WORKLOADS))
-_SEED = Param("seed", int, 0, "random seed (costs, common to every policy)", ge=0)
+_SEED = Param("seed", int, 0, "random seed (costs, common to every policy)", ge=0, le=MAX_SEED)
 
 
 def report_workload(name: str, seed: int | None = None) -> Workload:
