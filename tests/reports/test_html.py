@@ -64,7 +64,7 @@ def pages(report: dict[str, Any]) -> dict[str, str]:
 
 def test_report_writes_the_page_and_the_index(report: dict[str, Any], pages: dict[str, str]) -> None:
     out: Path = report["out"]
-    assert sorted(p.name for p in out.iterdir()) == ["00-quickstart.html", "index.html"]  # no temp files left
+    assert sorted(p.name for p in out.iterdir()) == ["00-quickstart.html", "claims.csv", "index.html"]  # no temp files left
     assert f'href="{NOTEBOOK}.html"' in pages["index"]
     meta = read_page_meta(out / f"{NOTEBOOK}.html")
     assert meta is not None and meta["status"] == "ok"
@@ -269,7 +269,7 @@ def test_a_failing_notebook_gets_no_report_and_the_others_go_on(tmp_path: Path, 
     (out / "a-fails.html").write_text('<script type="application/json" id="staleness-lab-report">{}</script>')
 
     assert reports.report_command(quick=True, only=None, profile="standard", out=out) == 1
-    assert sorted(p.name for p in out.iterdir()) == ["b-works.html", "index.html"]  # the stale one is gone
+    assert sorted(p.name for p in out.iterdir()) == ["b-works.html", "claims.csv", "index.html"]  # the stale one is gone
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "failed: ValueError: bad thing" in index and "second line" not in index
     assert 'href="a-fails.html"' not in index
