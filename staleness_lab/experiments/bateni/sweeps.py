@@ -83,12 +83,12 @@ FOUND_DIR = "data/workloads"
 
 #: Parameter bounds. X1 and X4 (no optimum) take up to MAX_TABLES tables of MAX_RELEASES
 #: releases (about 5 * 10^5 updates, minutes through every policy and the check suite); the
-#: exact optimum takes at most 200 updates in all
+#: exact optimum takes at most 5000 updates in all
 #: (:data:`staleness_lab.optimize.staleness_optimum.MAX_UPDATES`), so its experiments (and X3,
 #: whose alg-opt search solves it at every step) take t and n up to OPT_UPDATES each.
 MAX_TABLES = 256
 MAX_RELEASES = 2000
-OPT_UPDATES = 200
+OPT_UPDATES = 5000
 #: Group k of X4/X5 has B_k = 4^k B: six groups reach 4^5 = 1024 B.
 MAX_GROUPS = 6
 MAX_B = 1e6
