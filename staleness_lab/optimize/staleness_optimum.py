@@ -136,8 +136,13 @@ GRID_EXPONENTS = range(12, -7, -1)
 POLICY = "optimum"
 #: How :func:`optimum` solves: cut in time into blocks (module docstring, "Blocks"), or one model.
 METHODS = ("blocks", "monolithic")
-#: Labels the exact search of a block may make before it leaves the block to CP-SAT.
-SEARCH_BUDGET = 20_000
+#: Labels the exact search of a block may make before it gives up.
+SEARCH_BUDGET = 1_000_000
+#: A block's time (:func:`_solve`): its first stage takes FIRST_SHARE of it (at most FIRST_CAP
+#: seconds), the second SECOND_SHARE of what is left, the first again the rest.
+FIRST_SHARE = 0.2
+FIRST_CAP = 0.5
+SECOND_SHARE = 0.5
 
 #: CP-SAT's generic cuts, switched off: the LP's strength here is its scheduling cuts on the pieces.
 GENERIC_CUTS = ("add_mir_cuts", "add_cg_cuts", "add_zero_half_cuts", "add_clique_cuts")
@@ -703,8 +708,7 @@ def _solve_blocks(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], c
         sub, keep = _sub_grid(grid, spans)
         local = [_Batch(keep.index(b.table), b.first - spans[b.table][0], b.last - spans[b.table][0], b.start, b.end)
                  for b in hint if spans[b.table][0] <= b.first < spans[b.table][1]]
-        solved = _solve(sub, tracks, relaxed, local, deadline - time.perf_counter(), workers,
-                        SEARCH_BUDGET if cut else 0)
+        solved = _solve(sub, tracks, relaxed, local, deadline - time.perf_counter(), workers, cut)
         top = edges[last]
         if top is not None and any(b.end > top or b.start >= top for b in solved.batches):
             if solved.proven:  # its optimum runs past the cut: solve it with the next block
@@ -729,9 +733,14 @@ class _Solved:
 
 
 def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds: float, workers: int,
-           budget: int) -> _Solved:
-    """One block by CP-SAT within ``seconds`` (module docstring, "Model" to "Hint"): the hint
-    itself when the pruned windows' completion floor already meets it, or when time is out."""
+           searching: bool) -> _Solved:
+    """One block within ``seconds`` (module docstring, "Blocks"): the hint itself when the pruned
+    windows' completion floor already meets it, or when time is out; else (``searching``) three
+    stages, each below the best schedule so far: the labelling search (strongest on one track,
+    where it breaks ties between adjacent batches by Smith's rule) or CP-SAT (on several) for
+    :data:`FIRST_SHARE` of the time (at most :data:`FIRST_CAP` seconds), the other for
+    :data:`SECOND_SHARE` of what is left, the first again with the rest; CP-SAT alone when not
+    ``searching``."""
     deadline = time.perf_counter() + seconds
     upper = _objective(grid, hint)
     wins = _prune(grid, [_windows(grid, i, relaxed) for i in range(len(grid.tables))], upper)
@@ -741,19 +750,40 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
         return _Solved(True, hint, upper)
     if seconds <= 0:
         return _Solved(False, hint, floor)
+    if not searching:
+        return _cp_sat(grid, tracks, wins, hint, seconds, workers, floor)
     coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
     pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
-    found = search(grid.r, grid.dur, coef, pieces, tracks, not relaxed, upper, budget, deadline) if budget else None
-    if found is not None:
-        batches = [_Batch(*b) for b in found] or hint
-        return _Solved(True, batches, _objective(grid, batches))
+
+    def by_search(now: _Solved, until: float) -> _Solved:
+        found = search(grid.r, grid.dur, coef, pieces, tracks, not relaxed, _objective(grid, now.batches),
+                       SEARCH_BUDGET, until)
+        if found is None:
+            return now
+        best = [_Batch(*b) for b in found] or now.batches
+        return _Solved(True, best, _objective(grid, best))
+
+    def by_cp_sat(now: _Solved, until: float) -> _Solved:
+        return _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
+
+    first, second = (by_search, by_cp_sat) if tracks == 1 else (by_cp_sat, by_search)
+    now = first(_Solved(False, hint, floor), time.perf_counter() + min(FIRST_CAP, FIRST_SHARE * seconds))
+    if not now.proven:
+        now = second(now, time.perf_counter() + SECOND_SHARE * (deadline - time.perf_counter()))
+    return now if now.proven else first(now, deadline)
+
+
+def _cp_sat(grid: _Grid, tracks: int, wins: list[_Windows], hint: list[_Batch], seconds: float, workers: int,
+            lower: int) -> _Solved:
+    """The model over ``wins`` by CP-SAT within ``seconds``, hinted: proven, or its best schedule
+    (the hint if none better) with the larger of ``lower`` and the solver's bound."""
     built = _Model(grid, tracks, wins)
     built.hint(hint)
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = workers
     params.random_seed = SEED
-    params.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    params.max_time_in_seconds = max(0.01, seconds)
     params.linearization_level = 2
     for cuts in GENERIC_CUTS:
         setattr(params, cuts, False)
@@ -762,12 +792,12 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
         raise RuntimeError(f"CP-SAT returned {solver.status_name(status)} on a model with a feasible hint: "
                            f"{built.model.validate()}")
     if status == cp_model.UNKNOWN:
-        return _Solved(False, hint, floor)
+        return _Solved(False, hint, lower)
     batches = built.read(solver)
     if status == cp_model.OPTIMAL:
         return _Solved(True, batches, _objective(grid, batches))
-    lower = max(floor, math.ceil(solver.best_objective_bound - 1e-6))
-    return _Solved(False, batches if _objective(grid, batches) <= upper else hint, lower)
+    lower = max(lower, math.ceil(solver.best_objective_bound - 1e-6))
+    return _Solved(False, batches if _objective(grid, batches) <= _objective(grid, hint) else hint, lower)
 
 
 def _note(grid: _Grid) -> str:

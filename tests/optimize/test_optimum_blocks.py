@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from staleness_lab.model import parse_workload
 from staleness_lab.optimize import brute_force, optimum
+from staleness_lab.optimize import staleness_optimum as so
 from staleness_lab.optimize.block_dp import search
 from staleness_lab.optimize.time_blocks import cuts, spans
 
@@ -98,3 +99,21 @@ def test_the_search_gives_up_past_its_budget_and_says_when_the_hint_is_optimal()
     assert found and all(end - start == dur(i, a, b) for i, a, b, start, end in found)
     best = sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found)
     assert search(arrivals, dur, coef, pieces, 1, True, best, 10**6, 1e18) == []  # nothing below the best
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=spread_workloads(), forced=st.booleans())
+def test_the_search_alone_equals_brute_force_on_one_and_two_tracks(data: dict[str, Any], forced: bool) -> None:
+    """The labelling search over a whole small instance (no cut, no CP-SAT), with Smith's rule
+    between adjacent batches on one track: its minimum is the brute force's."""
+    w = parse_workload({**data, "tables": [{**t, "arrivals": [a / 4 for a in t["arrivals"]]} for t in data["tables"]]})
+    grid = so._grid(so.exact_tables(w))
+    hint = so._hint_schedule(w, grid)
+    coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    upper = so._objective(grid, hint) + 1  # so that the search returns its minimum, the hint's own included
+    found = search(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**7, 1e18)
+    assert found
+    best = so._constant(grid) + Fraction(sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found),
+                                         grid.wscale * grid.scale**2)
+    assert best == brute_force(w, forced=forced).X
