@@ -80,7 +80,9 @@ time at every arrival instant at which the hint's schedule is empty
 equals it when each part's optimum ends by its cut). The blocks are solved left to right, each
 within what is left of ``time_limit``; a block whose proven optimum runs past its cut is merged
 with the next and solved again; one whose unproven schedule runs past it keeps the hint's part
-(which ends by the cut) with the solver's bound. Each block is proven, in this order, by its
+(which ends by the cut) with the solver's bound. A block of more than :data:`MAX_BLOCK` updates
+(the model's former limit) is not modelled: it keeps the hint, bounded by each update's
+earliest end. Each block is proven, in this order, by its
 completion floor meeting the hint (the hint is optimal), by the exact labelling search of
 :mod:`staleness_lab.optimize.block_dp` (within :data:`SEARCH_BUDGET` labels), or by the model
 above. ``method="monolithic"`` is the reference: one block, the model alone.
@@ -124,8 +126,11 @@ from staleness_lab.sim.trace import Trace
 
 #: CP-SAT's random seed (as batch_plan).
 SEED = 1
-#: The most updates (all tables together) the model takes.
+#: The most updates (all tables together) the optimum takes.
 MAX_UPDATES = 5000
+#: The most updates of one block (module docstring, "Blocks") that is modelled and searched; a
+#: larger one keeps the hint's schedule, with each update's earliest end as its bound.
+MAX_BLOCK = 200
 #: The objective (and every variable) must stay below this.
 OBJECTIVE_LIMIT = 2**62
 #: Weights are rounded to multiples of 1/this when their common denominator is larger.
@@ -743,6 +748,9 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
     ``searching``."""
     deadline = time.perf_counter() + seconds
     upper = _objective(grid, hint)
+    if sum(t.n for t in grid.tables) > MAX_BLOCK:  # too large to model: the hint, each update's earliest end
+        return _Solved(False, hint, sum(grid.w[i] * grid.length(i, j) * (grid.r[i][j] + grid.dur(i, j, j))
+                                        for i, t in enumerate(grid.tables) for j in range(t.n)))
     wins = _prune(grid, [_windows(grid, i, relaxed) for i in range(len(grid.tables))], upper)
     floor = sum(grid.w[i] * grid.length(i, j) * c for i, row in enumerate(_completion_floor(grid, wins))
                 for j, c in enumerate(row))

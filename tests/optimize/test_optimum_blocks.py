@@ -117,3 +117,14 @@ def test_the_search_alone_equals_brute_force_on_one_and_two_tracks(data: dict[st
     best = so._constant(grid) + Fraction(sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found),
                                          grid.wscale * grid.scale**2)
     assert best == brute_force(w, forced=forced).X
+
+
+def test_a_block_too_large_to_model_keeps_the_hint_with_a_true_bound() -> None:
+    """One table of 300 updates at full load on one track never empties: one block, past
+    MAX_BLOCK, so the answer is the hint's schedule with each update's earliest end as bound."""
+    arrivals = [round(0.01 * k, 2) for k in range(1, 301)]
+    w = parse_workload({"tracks": 1, "horizon": 10, "tables": [
+        {"name": "a", "arrivals": arrivals, "alpha": 0.01, "beta": 1, "priority": 1}]})
+    result = optimum(w, time_limit=5)
+    assert 300 > so.MAX_BLOCK and result.status == "feasible"
+    assert 0 < result.bound < result.objective_X and result.gap > 0
