@@ -9,11 +9,12 @@ table's next arrival. Every left-shifted schedule is reached, so the minimum is 
 A partial schedule is a *label* at the state ``pending`` (the next update of every table): its
 objective so far (Σ coef · C over the updates placed, integers on the grid), the free times of
 the tracks (sorted: tracks are identical) and of each table (a table's time is dropped to 0
-when no track frees before it, so it no longer constrains). Labels are expanded state by state
+when it no longer constrains: no track frees before it, or its next update arrives after it, or
+it has none left). Labels are expanded state by state
 in order of updates placed (every batch places at least one). A label is dropped when another
 at its state is at least as good in all three (objective, every track, every table): whatever
-completes the one completes the other no later. On one track a batch is not placed right after
-one it should have preceded by Smith's rule (:func:`_swap_is_better`): the swapped pair reaches
+completes the one completes the other no later. A batch is not placed right after one on the same
+track that it should have preceded by Smith's rule (:func:`_swap_is_better`): the swapped pair reaches
 the same state no later at a lower objective. A label is also dropped when its objective plus a
 bound on the rest reaches ``upper``: the larger of the release bound (every pending update j
 completes no earlier than ``max(r_j, the earliest track, its table) + its own duration``) and
@@ -89,28 +90,32 @@ def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], 
                 if forced and b + 1 < n[i] and start >= arrivals[i][b + 1]:
                     continue
                 end = start + dur(i, a, b)
-                if len(label.tracks) == 1 and _swap_is_better(arrivals, forced, n, label, i, b, weight, start, end):
+                if _swap_is_better(arrivals, forced, n, label, i, b, weight, free, start, end):
                     continue
                 tracks = tuple(sorted(label.tracks[:k] + (end,) + label.tracks[k + 1:]))
-                tables = tuple(0 if t <= tracks[0] else t for t in label.tables[:i] + (end,) + label.tables[i + 1:])
-                yield (_Label(label.cost + weight * end, weight, tracks, tables, label, (i, a, b, start, end)),
-                       pending[:i] + (b + 1,) + pending[i + 1:])
+                done = pending[:i] + (b + 1,) + pending[i + 1:]
+                tables = tuple(0 if t <= tracks[0] or done[h] == n[h] or t <= arrivals[h][done[h]] else t
+                               for h, t in enumerate(label.tables[:i] + (end,) + label.tables[i + 1:]))
+                yield _Label(label.cost + weight * end, weight, tracks, tables, label, (i, a, b, start, end)), done
 
 
 def _swap_is_better(arrivals: Sequence[Sequence[int]], forced: bool, n: list[int], label: _Label, i: int, last: int,
-                    weight: int, start: int, end: int) -> bool:
-    """On one track, whether the new batch Y (table i, updates up to ``last``, ``weight``, run
-    ``start``..``end``) right after the label's last batch X should have run first (Smith's
-    rule between adjacent batches): Y had arrived by X's start, X started Y's duration later
-    still meets forced batching, and weight_Y·dur_X > weight_X·dur_Y (ties: the lower table
-    first). Y then X ends at the same time, Y earlier by dur_X and X later by dur_Y, at lower
-    cost, and the search reaches it: Y after X is dropped."""
+                    weight: int, free: int, start: int, end: int) -> bool:
+    """Whether the new batch Y (table i, updates up to ``last``, ``weight``, on the track free at
+    ``free``, run ``start``..``end``) right after the label's last batch X on X's track should
+    have run first (Smith's rule between adjacent batches): Y and its table were ready by X's
+    start, X started Y's duration later still meets forced batching (on several tracks: X's
+    table has no update arriving before Y's end, so its later free time binds nothing), and
+    weight_Y·dur_X > weight_X·dur_Y (ties: the lower table first). Y then X reaches the same
+    state no later at a lower cost, and the search reaches it: Y after X is dropped."""
     if label.batch is None:
         return False
     x, _, x_last, x_start, x_end = label.batch
-    if x == i or arrivals[i][last] > x_start:
+    if x == i or free != x_end or arrivals[i][last] > x_start or label.tables[i] > x_start:
         return False
-    if forced and x_last + 1 < n[x] and x_start + (end - start) >= arrivals[x][x_last + 1]:
+    following = arrivals[x][x_last + 1] if x_last + 1 < n[x] else None
+    if following is not None and (end > following if len(label.tracks) > 1
+                                  else forced and x_start + (end - start) >= following):
         return False
     gain, loss = weight * (x_end - x_start), label.weight * (end - start)
     return gain > loss or gain == loss and i < x

@@ -101,7 +101,7 @@ def test_the_search_gives_up_past_its_budget_and_says_when_the_hint_is_optimal()
     assert search(arrivals, dur, coef, pieces, 1, True, best, 10**6, 1e18) == []  # nothing below the best
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=spread_workloads(), forced=st.booleans())
 def test_the_search_alone_equals_brute_force_on_one_and_two_tracks(data: dict[str, Any], forced: bool) -> None:
     """The labelling search over a whole small instance (no cut, no CP-SAT), with Smith's rule
