@@ -107,6 +107,7 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -148,6 +149,8 @@ SEARCH_BUDGET = 1_000_000
 FIRST_SHARE = 0.2
 FIRST_CAP = 0.5
 SECOND_SHARE = 0.5
+#: On several tracks the search first probes a block for at most this many seconds.
+PROBE_CAP = 0.05
 
 #: CP-SAT's generic cuts, switched off: the LP's strength here is its scheduling cuts on the pieces.
 GENERIC_CUTS = ("add_mir_cuts", "add_cg_cuts", "add_zero_half_cuts", "add_clique_cuts")
@@ -708,11 +711,15 @@ def _solve_blocks(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], c
     edges: list[int | None] = [None, *(block_cuts(grid.r, hint) if cut else []), None]
     proven, out, lower = True, [], 0
     first, last = 0, 1
+    arrival = sorted((grid.r[b.table][b.first], k) for k, b in enumerate(hint))
     while first < len(edges) - 1:
         spans = block_spans(grid.r, edges[first], edges[last])
         sub, keep = _sub_grid(grid, spans)
+        lo = 0 if edges[first] is None else bisect_left(arrival, (edges[first], -1))
+        hi = len(arrival) if edges[last] is None else bisect_left(arrival, (edges[last], -1))
+        mine = [hint[k] for _, k in arrival[lo:hi]]  # the hint's batches whose first update is in the block
         local = [_Batch(keep.index(b.table), b.first - spans[b.table][0], b.last - spans[b.table][0], b.start, b.end)
-                 for b in hint if spans[b.table][0] <= b.first < spans[b.table][1]]
+                 for b in mine]
         solved = _solve(sub, tracks, relaxed, local, deadline - time.perf_counter(), workers, cut)
         top = edges[last]
         if top is not None and any(b.end > top or b.start >= top for b in solved.batches):
@@ -744,7 +751,8 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
     stages, each below the best schedule so far: the labelling search (strongest on one track,
     where it breaks ties between adjacent batches by Smith's rule) or CP-SAT (on several) for
     :data:`FIRST_SHARE` of the time (at most :data:`FIRST_CAP` seconds), the other for
-    :data:`SECOND_SHARE` of what is left, the first again with the rest; CP-SAT alone when not
+    :data:`SECOND_SHARE` of what is left, the first again with the rest (on several tracks after
+    a probe by the search of at most :data:`PROBE_CAP` seconds); CP-SAT alone when not
     ``searching``."""
     deadline = time.perf_counter() + seconds
     upper = _objective(grid, hint)
@@ -774,8 +782,13 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
     def by_cp_sat(now: _Solved, until: float) -> _Solved:
         return _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
 
+    now = _Solved(False, hint, floor)
     first, second = (by_search, by_cp_sat) if tracks == 1 else (by_cp_sat, by_search)
-    now = first(_Solved(False, hint, floor), time.perf_counter() + min(FIRST_CAP, FIRST_SHARE * seconds))
+    if tracks > 1:  # a small block is settled by the search at once, before CP-SAT's set-up
+        now = by_search(now, time.perf_counter() + min(PROBE_CAP, FIRST_SHARE * seconds))
+        if now.proven:
+            return now
+    now = first(now, time.perf_counter() + min(FIRST_CAP, FIRST_SHARE * (deadline - time.perf_counter())))
     if not now.proven:
         now = second(now, time.perf_counter() + SECOND_SHARE * (deadline - time.perf_counter()))
     return now if now.proven else first(now, deadline)
