@@ -74,12 +74,27 @@ engine's order, each job starting when its track, its table and its first pendin
 and taking every update arrived by then) and hinted: every literal, and every batch's start,
 completions and pieces.
 
+**Blocks** (``method="blocks"``, the default; this project's addition). The instance is cut in
+time at every arrival instant at which the hint's schedule is empty
+(:mod:`staleness_lab.optimize.time_blocks`: OPT is at least the sum of the parts' optima, and
+equals it when each part's optimum ends by its cut). The blocks are solved left to right, each
+within what is left of ``time_limit``; a block whose proven optimum runs past its cut is merged
+with the next and solved again; one whose unproven schedule runs past it keeps the hint's part
+(which ends by the cut) with the solver's bound. A block of more than :data:`MAX_BLOCK` updates
+(the model's former limit) is not modelled: it keeps the hint, bounded by each update's
+earliest end. Each block is proven, in this order, by its
+completion floor meeting the hint (the hint is optimal), by the exact labelling search of
+:mod:`staleness_lab.optimize.block_dp` (within :data:`SEARCH_BUDGET` labels), or by the model
+above. ``method="monolithic"`` is the reference: one block, the model alone.
+
 **Result.** Tracks are assigned greedily by start (lowest free track). ``status`` is
-``"optimal"`` (proven), ``"feasible"`` (a schedule, not proven) or ``"timeout"`` (none within the
-limit: ``objective_X`` None). ``bound`` is the solver's lower bound on X_w (the objective when
-optimal), ``gap = (objective − bound) / max(1, |objective|)``. Solver: ``num_workers = workers``
+``"optimal"`` (every block proven) or ``"feasible"`` (a schedule, not proven: at worst the hint,
+so there is always one; ``"timeout"``, none within the limit, no longer arises). ``bound`` is the
+sum of the blocks' lower bounds (the solver's, or the completion floor of a block left unsolved
+when time ran out) as X_w (the objective when optimal),
+``gap = (objective − bound) / max(1, |objective|)``. Solver: ``num_workers = workers``
 (1 to 64, :func:`staleness_lab.cpsat.check_workers`), ``random_seed = 1``,
-``max_time_in_seconds = time_limit`` (as :mod:`staleness_lab.optimize.batch_plan`), run by
+``max_time_in_seconds`` what is left of ``time_limit`` (as :mod:`staleness_lab.optimize.batch_plan`), run by
 :func:`staleness_lab.cpsat.solve` so that Ctrl-C and SIGTERM stop it at once.
 
 **Refused** (:class:`~staleness_lab.errors.InputError`): periodic or derived tables, per-table
@@ -92,9 +107,10 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 from ortools.sat.python import cp_model
@@ -102,14 +118,20 @@ from ortools.sat.python import cp_model
 from staleness_lab.cpsat import check_workers, solve
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
+from staleness_lab.optimize.block_dp import search
+from staleness_lab.optimize.time_blocks import cuts as block_cuts
+from staleness_lab.optimize.time_blocks import spans as block_spans
 from staleness_lab.sim.metrics import total_weighted_staleness
 from staleness_lab.sim.schedule_trace import trace_from_schedule
 from staleness_lab.sim.trace import Trace
 
 #: CP-SAT's random seed (as batch_plan).
 SEED = 1
-#: The most updates (all tables together) the model takes.
-MAX_UPDATES = 200
+#: The most updates (all tables together) the optimum takes.
+MAX_UPDATES = 5000
+#: The most updates of one block (module docstring, "Blocks") that is modelled and searched; a
+#: larger one keeps the hint's schedule, with each update's earliest end as its bound.
+MAX_BLOCK = 200
 #: The objective (and every variable) must stay below this.
 OBJECTIVE_LIMIT = 2**62
 #: Weights are rounded to multiples of 1/this when their common denominator is larger.
@@ -118,6 +140,17 @@ WEIGHT_GRID = 10**6
 GRID_EXPONENTS = range(12, -7, -1)
 #: The policy name recorded in the trace.
 POLICY = "optimum"
+#: How :func:`optimum` solves: cut in time into blocks (module docstring, "Blocks"), or one model.
+METHODS = ("blocks", "monolithic")
+#: Labels the exact search of a block may make before it gives up.
+SEARCH_BUDGET = 1_000_000
+#: A block's time (:func:`_solve`): its first stage takes FIRST_SHARE of it (at most FIRST_CAP
+#: seconds), the second SECOND_SHARE of what is left, the first again the rest.
+FIRST_SHARE = 0.2
+FIRST_CAP = 0.5
+SECOND_SHARE = 0.5
+#: On several tracks the search first probes a block for at most this many seconds.
+PROBE_CAP = 0.05
 
 #: CP-SAT's generic cuts, switched off: the LP's strength here is its scheduling cuts on the pieces.
 GENERIC_CUTS = ("add_mir_cuts", "add_cg_cuts", "add_zero_half_cuts", "add_clique_cuts")
@@ -270,11 +303,34 @@ def _scaled(tables: list[ExactTable], scale: Fraction, wscale: int, w: list[int]
     r = [[to_int(v) for v in t.arrival] for t in tables]
     d = [[to_int(v) for v in t.data_to] for t in tables]
     d0 = [to_int(t.initial) for t in tables]
+    return _Grid(tables=tables, scale=scale, wscale=wscale, exact=exact, weights_exact=weights_exact, r=r, d=d, d0=d0,
+                 w=w, horizon=_horizon(tables, r, scale, exact))
+
+
+def _horizon(tables: list[ExactTable], r: list[list[int]], scale: Fraction, exact: bool) -> int:
+    """H (module docstring, "Model"): the last arrival plus all the work, in grid steps."""
     work = sum(((t.alpha * t.n + t.beta * (t.data_to[-1] - t.initial)) * scale for t in tables if t.n), Fraction(0))
     slack = 0 if exact else sum(t.n for t in tables)  # each rounded duration may add one step
     last = max((row[-1] for row in r if row), default=0)
-    return _Grid(tables=tables, scale=scale, wscale=wscale, exact=exact, weights_exact=weights_exact, r=r, d=d, d0=d0,
-                 w=w, horizon=last + math.ceil(work) + slack)
+    return last + math.ceil(work) + slack
+
+
+def _sub_grid(grid: _Grid, spans: list[tuple[int, int]]) -> tuple[_Grid, list[int]]:
+    """The part of ``grid`` holding updates ``first..stop−1`` of each table (``spans``, from
+    :func:`~staleness_lab.optimize.time_blocks.spans`): a grid over the tables with updates in it
+    (each starting from the data its earlier updates end with) and their positions in ``grid``."""
+    keep = [i for i, (first, stop) in enumerate(spans) if stop > first]
+    tables, r, d, d0 = [], [], [], []
+    for i in keep:
+        first, stop = spans[i]
+        t = grid.tables[i]
+        tables.append(replace(t, initial=t.data_from(first), arrival=t.arrival[first:stop],
+                              data_to=t.data_to[first:stop]))
+        r.append(grid.r[i][first:stop])
+        d.append(grid.d[i][first:stop])
+        d0.append(grid.d[i][first - 1] if first else grid.d0[i])
+    return replace(grid, tables=tables, r=r, d=d, d0=d0, w=[grid.w[i] for i in keep],
+                   horizon=_horizon(tables, r, grid.scale, grid.exact)), keep
 
 
 # -- candidate batches -------------------------------------------------------------------------
@@ -366,8 +422,7 @@ def _prune(grid: _Grid, wins: list[_Windows], ub: int) -> list[_Windows]:
 # -- the hint: a policy's schedule, replayed exactly on the grid --------------------------------
 
 
-@dataclass(frozen=True)
-class _Batch:
+class _Batch(NamedTuple):
     """A batch on the grid: table position, updates first..last (0-based), start and end."""
 
     table: int
@@ -618,27 +673,138 @@ def _constant(grid: _Grid) -> Fraction:
 
 
 def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1,
-            relaxed: bool = False) -> StalenessOptimum:
+            relaxed: bool = False, method: str = "blocks") -> StalenessOptimum:
     """The schedule minimising X_w (forced batching; ``relaxed=True``: the A9 lower bound), by
-    CP-SAT within ``time_limit`` wall-clock seconds on ``workers`` workers (module docstring).
-    ``workload`` is anything :func:`staleness_lab.api.as_workload` takes."""
+    CP-SAT within ``time_limit`` wall-clock seconds on ``workers`` workers (module docstring);
+    ``method`` ``"blocks"`` cuts the instance in time (module docstring, "Blocks"),
+    ``"monolithic"`` solves one model (the reference). ``workload`` is anything
+    :func:`staleness_lab.api.as_workload` takes."""
     from staleness_lab.api import as_workload
 
     began = time.perf_counter()
     check_workers(workers, "workers")
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
         raise InputError("time_limit", f"must be a number > 0, got {time_limit!r}")
+    if method not in METHODS:
+        raise InputError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
     w = as_workload(workload)
     grid = _grid(exact_tables(w))
     hint = _hint_schedule(w, grid)
-    wins = _prune(grid, [_windows(grid, i, relaxed) for i in range(len(grid.tables))], _objective(grid, hint))
-    built = _Model(grid, w.tracks, wins)
+    deadline = began + float(time_limit)
+    proven, batches, lower = _solve_blocks(grid, w.tracks, relaxed, hint, method == "blocks", deadline, workers)
+    frame, trace, x_w = _schedule(w, grid, batches)
+    scale = grid.wscale * grid.scale**2
+    on_grid = _constant(grid) + Fraction(_objective(grid, batches)) / scale
+    bound = on_grid if proven else _constant(grid) + Fraction(lower) / scale
+    return StalenessOptimum(workload=w, status="optimal" if proven else "feasible", objective_X=float(x_w),
+                            bound=float(bound), gap=float((on_grid - bound) / max(1, abs(on_grid))), batches=frame,
+                            trace=trace, exact=grid.exact and grid.weights_exact,
+                            wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed, objective=x_w,
+                            time_unit=grid.scale**-1, note=_note(grid))
+
+
+def _solve_blocks(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], cut: bool, deadline: float,
+                  workers: int) -> tuple[bool, list[_Batch], int]:
+    """Solve the blocks left to right (module docstring, "Blocks"; when ``cut`` is False, one
+    block by CP-SAT alone: the monolithic reference): whether every block is proven, the
+    schedule, and a lower bound on its objective."""
+    edges: list[int | None] = [None, *(block_cuts(grid.r, hint) if cut else []), None]
+    proven, out, lower = True, [], 0
+    first, last = 0, 1
+    arrival = sorted((grid.r[b.table][b.first], k) for k, b in enumerate(hint))
+    while first < len(edges) - 1:
+        spans = block_spans(grid.r, edges[first], edges[last])
+        sub, keep = _sub_grid(grid, spans)
+        lo = 0 if edges[first] is None else bisect_left(arrival, (edges[first], -1))
+        hi = len(arrival) if edges[last] is None else bisect_left(arrival, (edges[last], -1))
+        mine = [hint[k] for _, k in arrival[lo:hi]]  # the hint's batches whose first update is in the block
+        local = [_Batch(keep.index(b.table), b.first - spans[b.table][0], b.last - spans[b.table][0], b.start, b.end)
+                 for b in mine]
+        solved = _solve(sub, tracks, relaxed, local, deadline - time.perf_counter(), workers, cut)
+        top = edges[last]
+        if top is not None and any(b.end > top or b.start >= top for b in solved.batches):
+            if solved.proven:  # its optimum runs past the cut: solve it with the next block
+                last += 1
+                continue
+            solved = _Solved(False, local, solved.lower)  # the hint ends by the cut
+        proven &= solved.proven
+        lower += solved.lower
+        out += [_Batch(keep[b.table], b.first + spans[keep[b.table]][0], b.last + spans[keep[b.table]][0], b.start,
+                       b.end) for b in solved.batches]
+        first, last = last, last + 1
+    return proven, out, lower
+
+
+@dataclass(frozen=True)
+class _Solved:
+    """One block's answer: ``proven`` optimal, its ``batches`` and a ``lower`` bound on their objective."""
+
+    proven: bool
+    batches: list[_Batch]
+    lower: int
+
+
+def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds: float, workers: int,
+           searching: bool) -> _Solved:
+    """One block within ``seconds`` (module docstring, "Blocks"): the hint itself when the pruned
+    windows' completion floor already meets it, or when time is out; else (``searching``) three
+    stages, each below the best schedule so far: the labelling search (strongest on one track,
+    where it breaks ties between adjacent batches by Smith's rule) or CP-SAT (on several) for
+    :data:`FIRST_SHARE` of the time (at most :data:`FIRST_CAP` seconds), the other for
+    :data:`SECOND_SHARE` of what is left, the first again with the rest (on several tracks after
+    a probe by the search of at most :data:`PROBE_CAP` seconds); CP-SAT alone when not
+    ``searching``."""
+    deadline = time.perf_counter() + seconds
+    upper = _objective(grid, hint)
+    if sum(t.n for t in grid.tables) > MAX_BLOCK:  # too large to model: the hint, each update's earliest end
+        return _Solved(False, hint, sum(grid.w[i] * grid.length(i, j) * (grid.r[i][j] + grid.dur(i, j, j))
+                                        for i, t in enumerate(grid.tables) for j in range(t.n)))
+    wins = _prune(grid, [_windows(grid, i, relaxed) for i in range(len(grid.tables))], upper)
+    floor = sum(grid.w[i] * grid.length(i, j) * c for i, row in enumerate(_completion_floor(grid, wins))
+                for j, c in enumerate(row))
+    if floor >= upper:
+        return _Solved(True, hint, upper)
+    if seconds <= 0:
+        return _Solved(False, hint, floor)
+    if not searching:
+        return _cp_sat(grid, tracks, wins, hint, seconds, workers, floor)
+    coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+
+    def by_search(now: _Solved, until: float) -> _Solved:
+        found = search(grid.r, grid.dur, coef, pieces, tracks, not relaxed, _objective(grid, now.batches),
+                       SEARCH_BUDGET, until)
+        if found is None:
+            return now
+        best = [_Batch(*b) for b in found] or now.batches
+        return _Solved(True, best, _objective(grid, best))
+
+    def by_cp_sat(now: _Solved, until: float) -> _Solved:
+        return _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
+
+    now = _Solved(False, hint, floor)
+    first, second = (by_search, by_cp_sat) if tracks == 1 else (by_cp_sat, by_search)
+    if tracks > 1:  # a small block is settled by the search at once, before CP-SAT's set-up
+        now = by_search(now, time.perf_counter() + min(PROBE_CAP, FIRST_SHARE * seconds))
+        if now.proven:
+            return now
+    now = first(now, time.perf_counter() + min(FIRST_CAP, FIRST_SHARE * (deadline - time.perf_counter())))
+    if not now.proven:
+        now = second(now, time.perf_counter() + SECOND_SHARE * (deadline - time.perf_counter()))
+    return now if now.proven else first(now, deadline)
+
+
+def _cp_sat(grid: _Grid, tracks: int, wins: list[_Windows], hint: list[_Batch], seconds: float, workers: int,
+            lower: int) -> _Solved:
+    """The model over ``wins`` by CP-SAT within ``seconds``, hinted: proven, or its best schedule
+    (the hint if none better) with the larger of ``lower`` and the solver's bound."""
+    built = _Model(grid, tracks, wins)
     built.hint(hint)
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = workers
     params.random_seed = SEED
-    params.max_time_in_seconds = float(time_limit)
+    params.max_time_in_seconds = max(0.01, seconds)
     params.linearization_level = 2
     for cuts in GENERIC_CUTS:
         setattr(params, cuts, False)
@@ -646,26 +812,13 @@ def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1,
     if status not in _STATUS:
         raise RuntimeError(f"CP-SAT returned {solver.status_name(status)} on a model with a feasible hint: "
                            f"{built.model.validate()}")
-    exact = grid.exact and grid.weights_exact
     if status == cp_model.UNKNOWN:
-        empty = pd.DataFrame({"table": pd.Series([], dtype="string"), "first": [], "last": [], "start": [], "end": [],
-                              "track": []})
-        return StalenessOptimum(workload=w, status="timeout", objective_X=None, bound=None, gap=None, batches=empty,
-                                trace=None, exact=exact, wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed,
-                                objective=None, time_unit=grid.scale**-1, note=_note(grid))
+        return _Solved(False, hint, lower)
     batches = built.read(solver)
-    frame, trace, x_w = _schedule(w, grid, batches)
-    scale = grid.wscale * grid.scale**2
-    on_grid = _constant(grid) + Fraction(_objective(grid, batches)) / scale
     if status == cp_model.OPTIMAL:
-        bound = on_grid
-    else:
-        bound = _constant(grid) + Fraction(math.ceil(solver.best_objective_bound - 1e-6)) / scale
-    return StalenessOptimum(workload=w, status=_STATUS[status], objective_X=float(x_w), bound=float(bound),
-                            gap=float((on_grid - bound) / max(1, abs(on_grid))), batches=frame, trace=trace,
-                            exact=exact,
-                            wall_s=round(time.perf_counter() - began, 4), relaxed=relaxed, objective=x_w,
-                            time_unit=grid.scale**-1, note=_note(grid))
+        return _Solved(True, batches, _objective(grid, batches))
+    lower = max(lower, math.ceil(solver.best_objective_bound - 1e-6))
+    return _Solved(False, batches if _objective(grid, batches) <= _objective(grid, hint) else hint, lower)
 
 
 def _note(grid: _Grid) -> str:

@@ -26,7 +26,7 @@ from staleness_lab.cli import main
 from staleness_lab.errors import InputError
 from staleness_lab.model import parse_workload
 from staleness_lab.optimize import brute_force, optimum
-from staleness_lab.optimize.staleness_optimum import exact_tables
+from staleness_lab.optimize.staleness_optimum import MAX_UPDATES, exact_tables
 from staleness_lab.sim.schedule_trace import trace_from_schedule
 from staleness_lab.theory.bateni.metrics import measures
 
@@ -150,8 +150,8 @@ def test_cp_sat_equals_brute_force_and_sits_between_low_and_every_policy(data: d
     w = parse_workload(data)
     forced, relaxed = optimum(w), optimum(w, relaxed=True)
     assert forced.status == relaxed.status == "optimal" and forced.exact
-    assert forced.objective == brute_force(w).X
-    assert relaxed.objective == brute_force(w, forced=False).X
+    assert forced.objective == brute_force(w).X == optimum(w, method="monolithic").objective
+    assert relaxed.objective == brute_force(w, forced=False).X == optimum(w, relaxed=True, method="monolithic").objective
     assert relaxed.objective <= forced.objective
     _check_schedule(w, forced, forced=True)
     _check_schedule(w, relaxed, forced=False)
@@ -225,7 +225,7 @@ BASE: dict[str, Any] = {"tracks": 1, "horizon": 20, "tables": [
     ({"warmup": 1}, "warmup"),
     ({"tables": [{**BASE["tables"][0], "min_separation": 1}]}, "tables[0].min_separation"),
     ({"tables": [{**BASE["tables"][0], "chop": 2, "nominal_period": 1}]}, "tables[0].chop"),
-    ({"tables": [{"name": "a", "arrivals": list(range(1, 202)), "alpha": 0, "beta": 0.001, "priority": 1}]}, "tables"),
+    ({"tables": [{"name": "a", "arrivals": list(range(1, MAX_UPDATES + 2)), "alpha": 0, "beta": 0.001, "priority": 1}]}, "tables"),
 ])
 def test_refuses_what_the_model_does_not_cover(change: dict[str, Any], field: str) -> None:
     with pytest.raises(InputError) as info:
@@ -270,7 +270,7 @@ def test_optimum_text(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("data, field", [
     ({"tracks": 1, "horizon": 9, "tables": [{"name": "a", "period": 2, "alpha": 0, "beta": 0.5, "priority": 1}]},
      "tables[0].period"),
-    ({"tracks": 1, "horizon": 9, "tables": [{"name": "a", "arrivals": list(range(1, 202)), "alpha": 0, "beta": 0.001,
+    ({"tracks": 1, "horizon": 9, "tables": [{"name": "a", "arrivals": list(range(1, MAX_UPDATES + 2)), "alpha": 0, "beta": 0.001,
                                              "priority": 1}]}, "tables"),
 ])
 def test_optimum_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,

@@ -1,0 +1,180 @@
+"""An exact labelling search for small blocks of the X_w optimum (Bateni digest §5; this
+project's addition beside the CP-SAT model of :mod:`staleness_lab.optimize.staleness_optimum`).
+
+The schedules searched are the brute force's (:mod:`staleness_lab.optimize.brute_force`):
+batches placed one after another, each left-shifted (it starts when its track, its table's
+previous batch and its last update allow) and, with forced batching, starting before its
+table's next arrival. Every left-shifted schedule is reached, so the minimum is the optimum.
+
+A partial schedule is a *label* at the state ``pending`` (the next update of every table): its
+objective so far (Σ coef · C over the updates placed, integers on the grid), the free times of
+the tracks (sorted: tracks are identical) and of each table (a table's time is dropped to 0
+when it no longer constrains: no track frees before it, or its next update arrives after it, or
+it has none left). Labels are expanded state by state
+in order of updates placed (every batch places at least one). A label is dropped when another
+at its state is at least as good in all three (objective, every track, every table): whatever
+completes the one completes the other no later. A batch is not placed right after one on the same
+track that it should have preceded by Smith's rule (:func:`_swap_is_better`): the swapped pair reaches
+the same state no later at a lower objective. A label is also dropped when its objective plus a
+bound on the rest reaches ``upper``: the larger of the release bound (every pending update j
+completes no earlier than ``max(r_j, the earliest track, its table) + its own duration``) and
+the mean-busy-time bound (:func:`_busy_time_bound`). The search gives up (returns None) past
+``budget`` labels or the deadline.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+
+class _Label(NamedTuple):
+    cost: int
+    weight: int  # Σ coef of the last batch
+    tracks: tuple[int, ...]
+    tables: tuple[int, ...]
+    parent: _Label | None
+    batch: tuple[int, int, int, int, int] | None  # (table, first, last, start, end)
+
+
+def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
+           pieces: Sequence[Sequence[int]], tracks: int, forced: bool, upper: int, budget: int, deadline: float
+           ) -> list[tuple[int, int, int, int, int]] | None:
+    """The batches ``(table, first, last, start, end)`` of a schedule with objective Σ coef·C
+    below ``upper``, minimal among them; ``[]`` when none is below ``upper`` (a schedule of
+    objective ``upper`` is then optimal); None when the search gave up (module docstring)."""
+    n = [len(row) for row in arrivals]
+    table = {(i, a, b): dur(i, a, b) for i in range(len(n)) for a in range(n[i]) for b in range(a, n[i])}
+    dur = lambda i, a, b: table[(i, a, b)]  # noqa: E731 - the durations, computed once
+    own = [[coef[i][j] * dur(i, j, j) for j in range(n[i])] for i in range(len(n))]
+    smith = sorted(((i, j) for i in range(len(n)) for j in range(n[i])),  # Smith's order: q / coef increasing
+                   key=lambda u: pieces[u[0]][u[1]] / coef[u[0]][u[1]] if coef[u[0]][u[1]] else math.inf)
+    layers: list[dict[tuple[int, ...], list[_Label]]] = [{} for _ in range(sum(n) + 1)]
+    layers[0][tuple(0 for _ in n)] = [_Label(0, 0, (0,) * tracks, (0,) * len(n), None, None)]
+    made = 0
+    for layer in layers[:-1]:
+        for pending, labels in layer.items():
+            for label in labels:
+                for child, done in _children(arrivals, dur, coef, forced, n, pending, label):
+                    if child.cost + _rest(arrivals, coef, pieces, own, smith, done, child) >= upper:
+                        continue
+                    made += 1
+                    if made > budget or made % 256 == 0 and time.perf_counter() > deadline:
+                        return None
+                    _insert(layers[sum(done)].setdefault(done, []), child)
+    best = min(layers[-1].get(tuple(n), []), key=lambda label: label.cost, default=None)
+    out = []
+    while best is not None and best.batch is not None:
+        out.append(best.batch)
+        best = best.parent
+    return out[::-1]
+
+
+def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
+              forced: bool, n: list[int], pending: tuple[int, ...], label: _Label
+              ) -> Iterator[tuple[_Label, tuple[int, ...]]]:
+    """Every label one batch further, with its state."""
+    for i, a in enumerate(pending):
+        if a == n[i]:
+            continue
+        weight = 0
+        for b in range(a, n[i]):
+            weight += coef[i][b]
+            for k, free in enumerate(label.tracks):
+                if k and free == label.tracks[k - 1]:
+                    continue  # identical tracks: the first of equal free times stands for all
+                start = max(free, label.tables[i], arrivals[i][b])
+                if forced and b + 1 < n[i] and start >= arrivals[i][b + 1]:
+                    continue
+                end = start + dur(i, a, b)
+                if _swap_is_better(arrivals, forced, n, label, i, b, weight, free, start, end):
+                    continue
+                tracks = tuple(sorted(label.tracks[:k] + (end,) + label.tracks[k + 1:]))
+                done = pending[:i] + (b + 1,) + pending[i + 1:]
+                tables = tuple(0 if t <= tracks[0] or done[h] == n[h] or t <= arrivals[h][done[h]] else t
+                               for h, t in enumerate(label.tables[:i] + (end,) + label.tables[i + 1:]))
+                yield _Label(label.cost + weight * end, weight, tracks, tables, label, (i, a, b, start, end)), done
+
+
+def _swap_is_better(arrivals: Sequence[Sequence[int]], forced: bool, n: list[int], label: _Label, i: int, last: int,
+                    weight: int, free: int, start: int, end: int) -> bool:
+    """Whether the new batch Y (table i, updates up to ``last``, ``weight``, on the track free at
+    ``free``, run ``start``..``end``) right after the label's last batch X on X's track should
+    have run first (Smith's rule between adjacent batches): Y and its table were ready by X's
+    start, X started Y's duration later still meets forced batching (on several tracks: X's
+    table has no update arriving before Y's end, so its later free time binds nothing), and
+    weight_Y·dur_X > weight_X·dur_Y (ties: the lower table first). Y then X reaches the same
+    state no later at a lower cost, and the search reaches it: Y after X is dropped."""
+    if label.batch is None:
+        return False
+    x, _, x_last, x_start, x_end = label.batch
+    if x == i or free != x_end or arrivals[i][last] > x_start or label.tables[i] > x_start:
+        return False
+    following = arrivals[x][x_last + 1] if x_last + 1 < n[x] else None
+    if following is not None and (end > following if len(label.tracks) > 1
+                                  else forced and x_start + (end - start) >= following):
+        return False
+    gain, loss = weight * (x_end - x_start), label.weight * (end - start)
+    return gain > loss or gain == loss and i < x
+
+
+def _rest(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], pieces: Sequence[Sequence[int]],
+          own: Sequence[Sequence[int]], smith: Sequence[tuple[int, int]], pending: tuple[int, ...],
+          label: _Label) -> float:
+    """A lower bound on what the pending updates add (module docstring): the larger of the
+    release bound and the mean-busy-time bound."""
+    release = 0
+    jobs = []
+    for i, a in enumerate(pending):
+        floor = max(label.tracks[0], label.tables[i])
+        for j in range(a, len(arrivals[i])):
+            ready = max(arrivals[i][j], floor)
+            release += coef[i][j] * ready + own[i][j]
+            jobs.append((ready, i, j))
+    return max(release, _busy_time_bound(jobs, coef, pieces, smith, len(label.tracks)))
+
+
+def _busy_time_bound(jobs: list[tuple[int, int, int]], coef: Sequence[Sequence[int]],
+                     pieces: Sequence[Sequence[int]], smith: Sequence[tuple[int, int]], tracks: int) -> float:
+    """Σ coef_j (M_j + q_j/2) with M_j the mean busy time of piece j under preemptive Smith's
+    rule on one machine of speed ``tracks`` from the ``ready`` times (Goemans 1996: no schedule
+    has a smaller Σ coef M, and a piece run at rate 1 ends q_j/2 after its mean busy time);
+    slightly lowered against float rounding."""
+    rank = {u: k for k, u in enumerate(smith)}
+    jobs.sort()
+    waiting: list[tuple[int, int, int, float]] = []  # (rank, i, j, work left)
+    busy = {(i, j): 0.0 for _, i, j in jobs}  # ∫ t · rate dt
+    now, k, total = 0.0, 0, 0.0
+    while k < len(jobs) or waiting:
+        if not waiting:
+            now = max(now, jobs[k][0])
+        while k < len(jobs) and jobs[k][0] <= now:
+            _, i, j = jobs[k]
+            heapq.heappush(waiting, (rank[(i, j)], i, j, float(pieces[i][j])))
+            k += 1
+        order, i, j, left = heapq.heappop(waiting)
+        until = now + left / tracks if k == len(jobs) else min(now + left / tracks, jobs[k][0])
+        busy[(i, j)] += tracks * (until * until - now * now) / 2
+        left -= tracks * (until - now)
+        now = until
+        if left > 1e-9:
+            heapq.heappush(waiting, (order, i, j, left))
+        else:
+            q = pieces[i][j]
+            total += coef[i][j] * ((busy[(i, j)] / q if q else now) + q / 2)
+    return total * (1 - 1e-9)
+
+
+def _insert(labels: list[_Label], new: _Label) -> None:
+    """Add ``new`` to a state's labels unless one dominates it; drop those it dominates."""
+    def covers(x: _Label, y: _Label) -> bool:
+        return (x.cost <= y.cost and all(p <= q for p, q in zip(x.tracks, y.tracks))
+                and all(p <= q for p, q in zip(x.tables, y.tables)))
+
+    if any(covers(old, new) for old in labels):
+        return
+    labels[:] = [old for old in labels if not covers(new, old)]
+    labels.append(new)

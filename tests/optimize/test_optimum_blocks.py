@@ -1,0 +1,130 @@
+"""The exact X_w optimum cut in time (:mod:`staleness_lab.optimize.time_blocks`) and its labelling
+search (:mod:`staleness_lab.optimize.block_dp`): on random instances small enough for the brute
+force, blocks == brute force == the monolithic CP-SAT model (forced and relaxed); a block whose
+optimum runs past its cut is merged with the next; a time limit hit mid-instance still returns a
+schedule with a true bound; the search gives up past its budget."""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from staleness_lab.model import parse_workload
+from staleness_lab.optimize import brute_force, optimum
+from staleness_lab.optimize import staleness_optimum as so
+from staleness_lab.optimize.block_dp import search
+from staleness_lab.optimize.time_blocks import cuts, spans
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from bench_optimum import poisson_workload  # noqa: E402
+
+
+@st.composite
+def spread_workloads(draw: st.DrawFn) -> dict[str, Any]:
+    """At most 3 tables and 7 updates on p <= 2 tracks, releases spread over (0, 6] on a 0.1
+    grid, so that most instances have instants with nothing running (cuts)."""
+    n_tables = draw(st.integers(1, 3))
+    counts = [1] * n_tables
+    for _ in range(draw(st.integers(0, 7 - n_tables))):
+        counts[draw(st.integers(0, n_tables - 1))] += 1
+    tables = []
+    for k, n in enumerate(counts):
+        ticks = sorted(draw(st.lists(st.integers(1, 60), min_size=n, max_size=n, unique=True)))
+        tables.append({"name": f"t{k}", "arrivals": [t / 10 for t in ticks],
+                       "alpha": draw(st.sampled_from([0, 0, 0.2])), "beta": draw(st.sampled_from([0.05, 0.1, 0.25, 0.5])),
+                       "priority": draw(st.sampled_from([1, 1, 2, 0.5]))})
+    return {"tracks": draw(st.integers(1, 2)), "horizon": 100, "tables": tables}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=spread_workloads())
+def test_blocks_equal_brute_force_and_the_monolithic_model(data: dict[str, Any]) -> None:
+    w = parse_workload(data)
+    for relaxed in (False, True):
+        blocks = optimum(w, relaxed=relaxed)
+        whole = optimum(w, relaxed=relaxed, method="monolithic")
+        assert blocks.status == whole.status == "optimal" and blocks.gap == 0.0
+        assert blocks.objective == whole.objective == brute_force(w, forced=not relaxed).X
+        assert blocks.bound == blocks.objective_X
+
+
+def test_a_block_whose_optimum_runs_past_its_cut_is_solved_with_the_next() -> None:
+    """E2 (the optimum idles for B and ends A at 12.105, eager ends at 11.605) and C's update at
+    11.8, an instant at which the eager hint is empty: the first block's optimum crosses it."""
+    w = parse_workload({"tracks": 1, "horizon": 20, "tables": [
+        {"name": "A", "arrivals": [10], "alpha": 0, "beta": 0.15, "priority": 1},
+        {"name": "B", "arrivals": [10.5], "alpha": 0, "beta": 0.01, "priority": 1},
+        {"name": "C", "arrivals": [11.8], "alpha": 0, "beta": 0.01, "priority": 1}]})
+    hint = [(0, 0, 0, 1000, 1150), (1, 0, 0, 1150, 1160.5), (2, 0, 0, 1180, 1191.8)]  # eager, times × 100
+    assert cuts([[1000], [1050], [1180]], hint) == [1180]
+    result = optimum(w)
+    assert result.status == "optimal" and result.objective == brute_force(w).X
+    ends = dict(zip(result.batches["table"], result.batches["end"]))
+    assert ends["A"] == pytest.approx(12.105) and ends["A"] > 11.8
+
+
+def test_cuts_and_spans_by_hand() -> None:
+    arrivals = [[10, 50], [15]]
+    batches = [(0, 0, 0, 10, 20), (1, 0, 0, 20, 30), (0, 1, 1, 50, 60)]
+    assert cuts(arrivals, batches) == [50]  # at 15 the first batch still runs
+    assert cuts(arrivals, [(0, 0, 0, 10, 12), (1, 0, 0, 15, 30), (0, 1, 1, 50, 60)]) == [15, 50]
+    assert spans(arrivals, None, 50) == [(0, 1), (0, 1)] and spans(arrivals, 50, None) == [(1, 2), (1, 1)]
+
+
+def test_a_time_limit_hit_mid_instance_gives_a_schedule_and_a_true_bound() -> None:
+    w = poisson_workload(24, 34, 1, 0.8, 0)
+    result = optimum(w, time_limit=0.5)
+    assert result.status == "feasible" and result.trace is not None
+    assert result.bound <= result.objective_X and result.gap == pytest.approx(
+        (result.objective_X - result.bound) / result.objective_X, rel=1e-6)
+    assert len(result.batches) and result.batches["end"].max() > 0
+    assert result.objective == Fraction(result.objective) and float(result.objective) == result.objective_X
+
+
+def test_the_search_gives_up_past_its_budget_and_says_when_the_hint_is_optimal() -> None:
+    arrivals, coef, pieces = [[0, 1, 2], [0, 1]], [[1, 1, 1], [1, 1]], [[5, 5, 5], [5, 5]]
+
+    def dur(i: int, first: int, last: int) -> int:
+        return 5 * (last - first + 1)
+
+    assert search(arrivals, dur, coef, pieces, 1, True, 10**9, 1, 1e18) is None
+    found = search(arrivals, dur, coef, pieces, 1, True, 10**9, 10**6, 1e18)
+    assert found and all(end - start == dur(i, a, b) for i, a, b, start, end in found)
+    best = sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found)
+    assert search(arrivals, dur, coef, pieces, 1, True, best, 10**6, 1e18) == []  # nothing below the best
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=spread_workloads(), forced=st.booleans())
+def test_the_search_alone_equals_brute_force_on_one_and_two_tracks(data: dict[str, Any], forced: bool) -> None:
+    """The labelling search over a whole small instance (no cut, no CP-SAT), with Smith's rule
+    between adjacent batches on one track: its minimum is the brute force's."""
+    w = parse_workload({**data, "tables": [{**t, "arrivals": [a / 4 for a in t["arrivals"]]} for t in data["tables"]]})
+    grid = so._grid(so.exact_tables(w))
+    hint = so._hint_schedule(w, grid)
+    coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    upper = so._objective(grid, hint) + 1  # so that the search returns its minimum, the hint's own included
+    found = search(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**7, 1e18)
+    assert found
+    best = so._constant(grid) + Fraction(sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found),
+                                         grid.wscale * grid.scale**2)
+    assert best == brute_force(w, forced=forced).X
+
+
+def test_a_block_too_large_to_model_keeps_the_hint_with_a_true_bound() -> None:
+    """One table of 300 updates at full load on one track never empties: one block, past
+    MAX_BLOCK, so the answer is the hint's schedule with each update's earliest end as bound."""
+    arrivals = [round(0.01 * k, 2) for k in range(1, 301)]
+    w = parse_workload({"tracks": 1, "horizon": 10, "tables": [
+        {"name": "a", "arrivals": arrivals, "alpha": 0.01, "beta": 1, "priority": 1}]})
+    result = optimum(w, time_limit=5)
+    assert 300 > so.MAX_BLOCK and result.status == "feasible"
+    assert 0 < result.bound < result.objective_X and result.gap > 0
