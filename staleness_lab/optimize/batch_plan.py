@@ -133,7 +133,7 @@ from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
 from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan, Step, aggregate, batch
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
-from staleness_lab.optimize.decomposition import QueryGrid, columns, least_any, relaxation
+from staleness_lab.optimize.decomposition import Column, HeadLayers, QueryGrid, columns, least_any, relaxation
 from staleness_lab.optimize.one_query import alone
 
 SCHEME = "optimal"
@@ -151,6 +151,9 @@ DET_ROUNDS = 4
 DP_LIMIT = 10_000_000
 #: Terms of one slot besides its tables: its variables and constraints (``_Model._query``).
 SLOT_TERMS = 10
+#: Batch counts per query the decomposition's first columns cover (then doubled for a query whose
+#: wide column the master takes).
+FIRST_COUNTS = 4
 #: The ``plan`` option that raises :data:`MAX_MODEL_TERMS`.
 MODEL_TERMS_FLAG = "--max-model-terms"
 
@@ -1084,15 +1087,34 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     floors = [least_any(c.dur) for c in consts]
     on_time = best is not None and best.key[0] == 0
     linear = all(c.lin is not None and c.rate is not None for c in consts)
-    cols = [columns(g, max_cost=best.key[1] - sum(floors) + floors[k] if on_time else None, on_time=on_time)
-            for k, g in enumerate(grids)]
+    limits = [best.key[1] - sum(floors) + floors[k] if on_time else None for k in range(len(grids))]
+    layers = [HeadLayers(g.dur, g.release) for g in grids]
+    most = [FIRST_COUNTS] * len(grids)
+
+    def generate(k: int) -> list[Column]:
+        return columns(grids[k], max_cost=limits[k], on_time=on_time, most=most[k], layers=layers[k])
+
+    cols = [generate(k) for k in range(len(grids))]
     stages: list[dict[str, Any]] = [{"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
                                      "columns": {g.name: len(mine) for g, mine in zip(grids, cols)},
                                      "priced": on_time}]
     best_consts: list[_Const] = consts
     bound1: int | None = None
     proven1 = proven = False
-    master = _solve_master(grids, cols, qs, objective, budget, stages)
+    round_no = 1
+    while True:
+        master = _solve_master(grids, cols, qs, objective, budget, stages, round_no)
+        wider = [k for k, i in enumerate(master.chosen or []) if cols[k][i].last == 0]
+        if not wider or budget.left() <= MIN_ROUND_SHARE * budget.total:
+            break
+        began, round_no = time.perf_counter(), round_no + 1
+        for k in wider:  # the master took a wide column: more batch counts of that query, priced alike
+            most[k] *= 2
+            cols[k] = generate(k)
+        stages.append({"stage": "columns", "round": round_no, "seconds": round(time.perf_counter() - began, 4),
+                       "columns": {grids[k].name: len(cols[k]) for k in wider}, "priced": on_time})
+    if master.chosen is not None and any(cols[k][i].last == 0 for k, i in enumerate(master.chosen)):
+        master.chosen = None   # a wide column is a bound, no plan to realize
     if master.bound1 is not None:
         bound1 = master.bound1 if best is None else min(best.key[0], master.bound1)
     if master.chosen is not None:

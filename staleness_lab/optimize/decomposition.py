@@ -68,6 +68,8 @@ from ortools.sat.python import cp_model
 _INF = np.iinfo(np.int64).max // 4
 #: "Free from the start": below every time on the grid.
 _NEVER = -(1 << 40)
+#: Columns per query kept whole; past it, beaten ones are merged (:func:`_pareto`).
+COLUMN_CAP = 40
 #: The scale of a packed (cost, finish) key.
 _PACK = 1 << 31
 
@@ -215,28 +217,49 @@ class HeadLayers:
         return tuple(reversed(sizes))
 
 
-def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool) -> list[Column]:
+def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool, most: int | None = None,
+            layers: HeadLayers | None = None) -> list[Column]:
     """The undominated columns of one query (module docstring, "Columns"): with ``on_time`` only
-    tails that can end by the deadline, with ``max_cost`` only columns costing no more."""
+    tails that can end by the deadline, with ``max_cost`` only columns costing no more; with
+    ``most``, columns of at most that many batches and one *wide* column (``last = 0``, a bound,
+    never a plan) standing for every plan of more (:func:`wide`). ``layers``: the query's DP
+    tables, kept between calls."""
     n_tuples, dur, agg, release = g.n, g.dur, g.agg, g.release
     top, room = g.last_release, g.deadline - g.last_release
-    layers = HeadLayers(dur, release)
+    layers = layers if layers is not None else HeadLayers(dur, release)
     merges = subadditive(dur)
     found: list[Column] = []
     for n in range(1, n_tuples + 1):
         least = floor_cost(layers, merges, n, dur, agg)  # no plan of n or more batches costs less ...
         if (max_cost is not None and least > max_cost) or (on_time and dur[1] + agg[n] > room):
             break                                      # ... nor has a shorter tail
+        if most is not None and n > most:
+            found.append(wide(g, n, least, merges))
+            break
         if n == 1:
             found.append(Column(n=1, last=n_tuples, tail=dur[n_tuples], cost=dur[n_tuples], head=(), ready=top))
         else:
             found += _shapes(g, layers, n, max_cost, on_time)
         if n < n_tuples and _covers(found, dur[1] + agg[n + 1], floor_cost(layers, merges, n + 1, dur, agg), top):
             # every column of more batches is beaten, save in head work: bound the heads' work by theirs
-            least_head = dur[n] if merges else n * dur[1]
+            least_head = _least_head(g, n, merges)
             found = [c if c.work <= least_head else _lowered(c, least_head) for c in found]
             break
     return _pareto(found)
+
+
+def _least_head(g: QueryGrid, n: int, merges: bool) -> int:
+    """The least work of a head of ``n`` or more batches (so of at least n tuples)."""
+    return g.dur[n] if merges else n * g.dur[1]
+
+
+def wide(g: QueryGrid, n: int, least: int, merges: bool) -> Column:
+    """The bound on every plan of ``n`` or more batches (``least``: no such plan costs less): its
+    tail is at least ``dur[1] + agg[n]``, its head's last batch starts no sooner than tuple
+    ``n - 1``'s release and lasts at least ``dur[1]``, and the head works at least
+    ``_least_head(n - 1)``."""
+    return Column(n=n, last=0, tail=g.dur[1] + g.agg[n], cost=least, head=None, ready=g.last_release,
+                  head_release=g.release[n - 1], head_last=g.dur[1], work=_least_head(g, n - 1, merges))
 
 
 def _shapes(g: QueryGrid, layers: HeadLayers, n: int, max_cost: int | None, on_time: bool) -> list[Column]:
@@ -292,27 +315,32 @@ def _covers(found: list[Column], tail: int, cost: int, ready: int) -> bool:
     return any(c.tail <= tail and c.cost <= cost and c.ready <= ready for c in found)
 
 
-def _pareto(found: list[Column]) -> list[Column]:
-    """The columns no other one beats in tail, cost, batches and readiness; a column beaten so is
-    merged into the first that beats it, which then carries the least of both heads' bounds (head
-    work, end, last batch's release and length), so every plan of either still maps onto it (it is
-    then a bound, no longer a plan, unless nothing changed)."""
+def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
+    """The columns no other one beats in tail, cost, batches, readiness and every head bound (head
+    work, end, last batch's release and length). Past ``cap`` columns, one beaten in the first four
+    only is merged into the one beating it with the latest head release, which then carries the
+    least of both heads' bounds, so every plan of either still maps onto it (it is then a bound, no
+    longer a plan, unless nothing changed)."""
     found = sorted(found, key=lambda c: (c.tail, c.cost, c.n, c.ready, c.head is None, c.last))
     kept: list[Column] = []
     for col in found:
-        at = next((k for k, a in enumerate(kept) if a.tail <= col.tail and a.cost <= col.cost and a.n <= col.n
-                   and a.ready <= col.ready), None)
-        if at is None:
+        beaten = [k for k, a in enumerate(kept) if a.tail <= col.tail and a.cost <= col.cost and a.n <= col.n
+                  and a.ready <= col.ready]
+        if any(_merge(kept[k], col) is kept[k] for k in beaten):
+            continue
+        if not beaten or len(kept) < cap:
             kept.append(col)
         else:
+            at = max(beaten, key=lambda k: (kept[k].head_release, kept[k].head_last, kept[k].work))
             kept[at] = _merge(kept[at], col)
     return kept
 
 
 def _merge(a: Column, b: Column) -> Column:
-    """``a`` with the least of its and ``b``'s head bounds (``a`` itself when it has the least)."""
+    """``a`` with the least of its and ``b``'s head bounds (``a`` itself when it has the least and
+    is a plan whenever ``b`` is)."""
     if (a.work <= b.work and a.head_end <= b.head_end and a.head_release <= b.head_release
-            and a.head_last <= b.head_last):
+            and a.head_last <= b.head_last and (a.head is not None or b.head is None)):
         return a
     return Column(n=a.n, last=a.last, tail=a.tail, cost=a.cost, head=None, ready=a.ready,
                   head_end=min(a.head_end, b.head_end), head_release=min(a.head_release, b.head_release),
