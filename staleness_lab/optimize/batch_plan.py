@@ -1126,8 +1126,8 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         if result.solution is not None and (best is None or result.key < best.key):
             best, best_consts = result, realized
             seed = BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, result.solution))
-    if best is not None and bound1 is not None and bound1 >= best.key[0]:
-        proven1 = True
+    if best is not None and (best.key[0] == 0 or (bound1 is not None and bound1 >= best.key[0])):
+        proven1 = True   # no phase-1 value is below 0
     if master.proven and best is not None and best.key <= master.key:
         proven1 = proven = True
     report = _report(qs, stages, objective, off_grid)

@@ -267,14 +267,19 @@ def _shapes(g: QueryGrid, layers: HeadLayers, n: int, max_cost: int | None, on_t
     n_tuples, dur, agg, release = g.n, g.dur, g.agg, g.release
     top = g.last_release
     cheap, cheap_end, _ = layers.cheap(n - 1)
-    soon_end, soon_cost, _ = layers.soon(n - 1)
+    # a sooner head matters only where the cheapest one ends after the last release (never with one batch)
+    later = n > 2 and bool((cheap_end[n - 1:n_tuples] > top).any())
+    soon_end, soon_cost, _ = layers.soon(n - 1) if later else (cheap_end, cheap, None)
     out = []
     for last in range(1, n_tuples - n + 2):
         rest = n_tuples - last
         tail = dur[last] + agg[n]
+        cost, end = int(cheap[rest]) + tail, int(cheap_end[rest])
+        if ((max_cost is not None and cost > max_cost)
+                or (on_time and max(top, min(end, int(soon_end[rest]))) + tail > g.deadline)):
+            continue   # both shapes would go
         base = dict(n=n, last=last, tail=tail, head_release=release[rest],
                     head_last=dur[rest] if n == 2 else dur[1])
-        cost, end = int(cheap[rest]) + tail, int(cheap_end[rest])
         shapes = [Column(cost=cost, head_end=end, ready=max(top, end), head=layers.split(n - 1, rest), **base)]
         first = int(soon_end[rest])
         if max(top, first) < max(top, end):  # a head ending sooner costs more: a bound (or that head)
@@ -323,12 +328,14 @@ def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
     longer a plan, unless nothing changed)."""
     found = sorted(found, key=lambda c: (c.tail, c.cost, c.n, c.ready, c.head is None, c.last))
     kept: list[Column] = []
+    keys = np.zeros((len(found), 4), dtype=np.int64)     # kept columns' (tail, cost, n, ready)
     for col in found:
-        beaten = [k for k, a in enumerate(kept) if a.tail <= col.tail and a.cost <= col.cost and a.n <= col.n
-                  and a.ready <= col.ready]
-        if any(_merge(kept[k], col) is kept[k] for k in beaten):
+        key = np.array((col.tail, col.cost, col.n, col.ready), dtype=np.int64)
+        beaten = np.flatnonzero((keys[:len(kept)] <= key).all(axis=1)).tolist()
+        if any(_holds(kept[k], col) for k in beaten):
             continue
         if not beaten or len(kept) < cap:
+            keys[len(kept)] = key
             kept.append(col)
         else:
             at = max(beaten, key=lambda k: (kept[k].head_release, kept[k].head_last, kept[k].work))
@@ -336,11 +343,15 @@ def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
     return kept
 
 
+def _holds(a: Column, b: Column) -> bool:
+    """Whether ``a``'s head bounds are all at most ``b``'s and ``a`` is a plan whenever ``b`` is."""
+    return (a.work <= b.work and a.head_end <= b.head_end and a.head_release <= b.head_release
+            and a.head_last <= b.head_last and (a.head is not None or b.head is None))
+
+
 def _merge(a: Column, b: Column) -> Column:
-    """``a`` with the least of its and ``b``'s head bounds (``a`` itself when it has the least and
-    is a plan whenever ``b`` is)."""
-    if (a.work <= b.work and a.head_end <= b.head_end and a.head_release <= b.head_release
-            and a.head_last <= b.head_last and (a.head is not None or b.head is None)):
+    """``a`` with the least of its and ``b``'s head bounds (``a`` itself when :func:`_holds`)."""
+    if _holds(a, b):
         return a
     return Column(n=a.n, last=a.last, tail=a.tail, cost=a.cost, head=None, ready=a.ready,
                   head_end=min(a.head_end, b.head_end), head_release=min(a.head_release, b.head_release),
