@@ -863,7 +863,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
 
     ``method``: ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
     and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, falling back to the slot
-    model with the time left when the master cannot close the gap). The decomposition takes no
+    model with the time left when the master cannot close the gap; queries on executors of their
+    own are planned exactly by DP, :mod:`~staleness_lab.optimize.one_query`, without CP-SAT). The decomposition takes no
     ``fixed_sizes``, ``cost_cap`` or ``max_slots``: with one of them the slot model plans, and
     ``solver["method"]`` says so."""
     if method not in METHODS:
