@@ -113,6 +113,7 @@ for every query on grid data, and ``"unknown"`` otherwise (e.g. E3 at f = 0.2 wi
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Mapping
@@ -132,7 +133,8 @@ from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
 from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan, Step, aggregate, batch
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
-from staleness_lab.optimize.decomposition import QueryGrid, columns, least_any, relaxation
+from staleness_lab.optimize.decomposition import Column, HeadLayers, QueryGrid, columns, least_any, relaxation
+from staleness_lab.optimize.one_query import alone
 
 SCHEME = "optimal"
 #: CP-SAT's random seed (fixed: deterministic mode needs it, and wall-clock runs vary less).
@@ -149,6 +151,9 @@ DET_ROUNDS = 4
 DP_LIMIT = 10_000_000
 #: Terms of one slot besides its tables: its variables and constraints (``_Model._query``).
 SLOT_TERMS = 10
+#: Batch counts per query the decomposition's first columns cover (then doubled for a query whose
+#: wide column the master takes).
+FIRST_COUNTS = 4
 #: The ``plan`` option that raises :data:`MAX_MODEL_TERMS`.
 MODEL_TERMS_FLAG = "--max-model-terms"
 
@@ -196,25 +201,46 @@ class _Const:
 
 
 def _ceil(value: Fraction, unit: Fraction) -> int:
-    return math.ceil(Fraction(value) / unit)
+    return -_floor(-Fraction(value), unit)
 
 
 def _floor(value: Fraction, unit: Fraction) -> int:
-    return math.floor(Fraction(value) / unit)
+    # integer arithmetic: a Fraction division costs more than the tables of N = 4,500 can afford
+    value = Fraction(value)
+    return (value.numerator * unit.denominator) // (value.denominator * unit.numerator)
+
+
+def _ceil_affine(base: Fraction, step: Fraction, counts: range, unit: Fraction) -> list[int]:
+    """``ceil((base + step·j)/u)`` for j in ``counts``, in integers (a FixedRate's arrival times,
+    a linear AggCost)."""
+    base, step = Fraction(base) / unit, Fraction(step) / unit
+    den = math.lcm(base.denominator, step.denominator)
+    b, s = base.numerator * (den // base.denominator), step.numerator * (den // step.denominator)
+    return [-((-(b + s * j)) // den) for j in counts]
+
+
+@functools.lru_cache(maxsize=64)
+def _costs(cost: Any, n: int) -> tuple[Fraction, ...]:
+    """``Cost(x)`` for x = 0..N, computed once per cost model (``_off_grid`` and ``_const`` both read it)."""
+    return (Fraction(0),) + tuple(cost(x) for x in range(1, n + 1))
 
 
 def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, cost_cap: bool,
            last: int | None = None) -> _Const:
     unit, n = qs.time_unit, query.n
-    dur = [0] + [_ceil(query.cost(x), unit) for x in range(1, n + 1)]
+    costs = _costs(query.cost, n)
+    dur = [0] + [_ceil(costs[x], unit) for x in range(1, n + 1)]
     lin = None
     if isinstance(query.cost, LinearCost):
         s, r = query.cost.S / unit, query.cost.R / unit
         if s.denominator == 1 and r.denominator == 1:
             lin = (int(s), int(r))
-    agg = [0, 0] + [_ceil(query.agg_cost(j), unit) for j in range(2, K + 1)]
+    agg_cost = query.agg_cost
+    if agg_cost.values is None:
+        agg = [0, 0] + _ceil_affine(agg_cost.a0, agg_cost.a1, range(2, K + 1), unit)
+    else:
+        agg = [0, 0] + [_ceil(agg_cost(j), unit) for j in range(2, K + 1)]
     agg = agg[:K + 1]
-    release = [0] + [_ceil(query.arrivals.input_time(c), unit) for c in range(1, n + 1)]
     rate = None
     arrivals = query.arrivals
     if isinstance(arrivals, FixedRate):
@@ -222,6 +248,9 @@ def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, co
         b = (arrivals.ws - 1 / arrivals.rate) / unit
         scale = math.lcm(a.denominator, b.denominator)
         rate = (scale, int(a * scale), int(b * scale))
+        release = [0] + _ceil_affine(arrivals.ws - 1 / arrivals.rate, 1 / arrivals.rate, range(1, n + 1), unit)
+    else:
+        release = [0] + [_ceil(arrivals.input_time(c), unit) for c in range(1, n + 1)]
     cap = _floor((1 + qs.delta_rsf) * query.min_cost, unit) if cost_cap else None
     return _Const(query=query, K=K, dur=dur, lin=lin, agg=agg, release=release, rate=rate,
                   deadline=_floor(query.deadline, unit), sizes=sizes, cap=cap, unit=unit, last=last)
@@ -233,7 +262,8 @@ def _off_grid(qs: QuerySet) -> list[str]:
     out: list[str] = []
 
     def on(value: Fraction) -> bool:
-        return (Fraction(value) / unit).denominator == 1
+        value = Fraction(value)
+        return (value.numerator * unit.denominator) % (value.denominator * unit.numerator) == 0
 
     for query in qs.queries:
         arrivals = query.arrivals
@@ -242,7 +272,7 @@ def _off_grid(qs: QuerySet) -> list[str]:
                 out.append(f"{query.name}: arrival times")
         elif not all(on(t) for t in arrivals.times):
             out.append(f"{query.name}: arrival times")
-        if not all(on(query.cost(x)) for x in range(1, query.n + 1)):
+        if not all(on(x) for x in _costs(query.cost, query.n)):
             out.append(f"{query.name}: Cost(x)")
         if not all(on(query.agg_cost(j)) for j in range(2, query.n + 1)):
             out.append(f"{query.name}: AggCost(n)")
@@ -833,7 +863,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
 
     ``method``: ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
     and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, falling back to the slot
-    model with the time left when the master cannot close the gap). The decomposition takes no
+    model with the time left when the master cannot close the gap; queries on executors of their
+    own are planned exactly by DP, :mod:`~staleness_lab.optimize.one_query`, without CP-SAT). The decomposition takes no
     ``fixed_sizes``, ``cost_cap`` or ``max_slots``: with one of them the slot model plans, and
     ``solver["method"]`` says so."""
     if method not in METHODS:
@@ -968,8 +999,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
 
 
 def _grid(c: _Const) -> QueryGrid:
-    return QueryGrid(name=c.query.name, n=c.n, dur=c.dur, agg=c.agg, last_release=c.release[c.n],
-                     first_release=c.release[1], deadline=c.deadline)
+    return QueryGrid(name=c.query.name, n=c.n, dur=c.dur, agg=c.agg, release=c.release, deadline=c.deadline)
 
 
 def _hint_round(qs: QuerySet, consts: list[_Const], plan: BatchPlan | None, objective: str) -> _Round | None:
@@ -1046,38 +1076,62 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     began = time.perf_counter()
     consts = [_const(qs, q, q.n, None, False) for q in qs.queries]
     grids = [_grid(c) for c in consts]
+    if qs.executors >= len(consts):
+        each = _separately(consts, grids, objective)
+        stage = {"stage": "separate executors", "proven": each is not None,
+                 "seconds": round(time.perf_counter() - began, 4), "workers": budget.workers}
+        if each is not None:
+            return _decomposed_plan(qs, objective, each, consts, each.key[0], True, True, each.key[1], off_grid,
+                                    _report(qs, [stage], objective, off_grid))
     seed = hint if hint is not None and hint.status == "ok" and hint.steps else None
     best = _hint_round(qs, consts, seed, objective)
     floors = [least_any(c.dur) for c in consts]
     on_time = best is not None and best.key[0] == 0
     linear = all(c.lin is not None and c.rate is not None for c in consts)
-    cols = [columns(g, max_cost=best.key[1] - sum(floors) + floors[k] if on_time else None, on_time=on_time)
-            for k, g in enumerate(grids)]
+    limits = [best.key[1] - sum(floors) + floors[k] if on_time else None for k in range(len(grids))]
+    layers = [HeadLayers(g.dur, g.release) for g in grids]
+    most = [FIRST_COUNTS] * len(grids)
+
+    def generate(k: int) -> list[Column]:
+        return columns(grids[k], max_cost=limits[k], on_time=on_time, most=most[k], layers=layers[k])
+
+    cols = [generate(k) for k in range(len(grids))]
     stages: list[dict[str, Any]] = [{"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
                                      "columns": {g.name: len(mine) for g, mine in zip(grids, cols)},
                                      "priced": on_time}]
     best_consts: list[_Const] = consts
     bound1: int | None = None
     proven1 = proven = False
-    master = _solve_master(grids, cols, qs, objective, budget, stages)
+    round_no = 1
+    while True:
+        master = _solve_master(grids, cols, qs, objective, budget, stages, round_no)
+        wider = [k for k, i in enumerate(master.chosen or []) if cols[k][i].last == 0]
+        if not wider or budget.left() <= MIN_ROUND_SHARE * budget.total:
+            break
+        began, round_no = time.perf_counter(), round_no + 1
+        for k in wider:  # the master took a wide column: more batch counts of that query, priced alike
+            most[k] *= 2
+            cols[k] = generate(k)
+        stages.append({"stage": "columns", "round": round_no, "seconds": round(time.perf_counter() - began, 4),
+                       "columns": {grids[k].name: len(cols[k]) for k in wider}, "priced": on_time})
+    if master.chosen is not None and any(cols[k][i].last == 0 for k, i in enumerate(master.chosen)):
+        master.chosen = None   # a wide column is a bound, no plan to realize
     if master.bound1 is not None:
         bound1 = master.bound1 if best is None else min(best.key[0], master.bound1)
     if master.chosen is not None:
         picked = [cols[k][i] for k, i in enumerate(master.chosen)]
-        realized = [_const(qs, q, col.n, None, False, last=col.last) if linear
+        realized = [_const(qs, q, col.n, None, False, last=col.last) if linear or col.head is None
                     else _const(qs, q, col.n, col.head + (col.last,), False) for q, col in zip(qs.queries, picked)]
         result = _solve_round(qs, realized, objective, seed, budget, 1)
         stages.extend({"stage": "realize", **phase} for phase in result.phases)
         if result.solution is not None and (best is None or result.key < best.key):
             best, best_consts = result, realized
             seed = BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, result.solution))
-    if best is not None and bound1 is not None and bound1 >= best.key[0]:
-        proven1 = True
+    if best is not None and (best.key[0] == 0 or (bound1 is not None and bound1 >= best.key[0])):
+        proven1 = True   # no phase-1 value is below 0
     if master.proven and best is not None and best.key <= master.key:
         proven1 = proven = True
-    report: dict[str, Any] = {"method": "decomposition", "stages": stages, "rounds": 1,
-                              "time_unit": float(qs.time_unit), "on_grid": not off_grid, "off_grid": off_grid,
-                              "objective": objective}
+    report = _report(qs, stages, objective, off_grid)
     if not proven and budget.left() > MIN_ROUND_SHARE * budget.total:
         fallback = _fallback(qs, objective, budget, seed, off_grid, max_terms, report)
         if fallback is not None and fallback.solver["status"] == "optimal":
@@ -1094,6 +1148,32 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     if master.cost_bound is not None and master.value1 == best.key[0]:
         cost_floor = max(cost_floor, master.cost_bound)
     return _decomposed_plan(qs, objective, best, best_consts, bound1, proven1, proven, cost_floor, off_grid, report)
+
+
+def _report(qs: QuerySet, stages: list[dict[str, Any]], objective: str, off_grid: list[str]) -> dict[str, Any]:
+    return {"method": "decomposition", "stages": stages, "rounds": 1, "time_unit": float(qs.time_unit),
+            "on_grid": not off_grid, "off_grid": off_grid, "objective": objective}
+
+
+def _separately(consts: list[_Const], grids: list[QueryGrid], objective: str) -> _Round | None:
+    """Queries that never share an executor (no more queries than executors): each one's exact
+    optimum (:func:`~staleness_lab.optimize.one_query.alone`), each batch as early as its tuples
+    and the batch before allow; the sum of their keys is the optimum's. None when a query's search
+    gives up."""
+    solution: dict[str, _Solution] = {}
+    for c, g in zip(consts, grids):
+        best = alone(g, objective)
+        if best is None:
+            return None
+        batches, free, done = [], None, 0
+        for x in best.sizes:
+            done += x
+            begin = c.release[done] if free is None else max(free, c.release[done])
+            free = begin + c.dur[x]
+            batches.append((begin, free, x))
+        solution[c.query.name] = _Solution(batches=batches, f=free, g=c.agg[len(best.sizes)])
+    return _Round(K={}, phases=[], status1="optimal", status2="optimal", solution=solution,
+                  key=_key(consts, solution, objective))
 
 
 def _fallback(qs: QuerySet, objective: str, budget: _Budget, seed: BatchPlan | None, off_grid: list[str],

@@ -9,29 +9,43 @@ holds the two pure pieces; :mod:`~staleness_lab.optimize.batch_plan` runs the lo
 batches whose last batch holds ``L`` tuples has a *tail*: the last batch and the final aggregation,
 which starts when it ends, one block of ``t = dur[L] + agg[n]`` units starting no earlier than the
 last tuple's release ``W``, ending at the query's completion. Everything before it (the *head*,
-``n - 1`` batches of the other ``N - L`` tuples) costs at least ``split[n-1][N-L]``, the cheapest
-split of ``N - L`` tuples into exactly ``n - 1`` batches (a min-plus DP, :func:`split_layers`,
-ignoring time). The column ``(n, L)`` carries ``(tail t, cost split + t, batches n)``; a column
-no worse in all three than another makes the other useless (:func:`columns`).
+``n - 1`` batches of the other ``N - L`` tuples, each as early as its last tuple's release and the
+batch before allow) costs at least the cheapest split of ``N - L`` tuples into ``n - 1`` batches
+and ends no sooner than the earliest such split can (:class:`HeadLayers`: a min-plus DP over
+(cost, end) and one over (end, cost), exact because a batch's end never falls with the end before
+it). A column ``(n, L)`` carries its tail, its cost bound and ``ready``, the earliest its tail can
+start (the later of W and the head's end): the cheapest head with its end (a plan: the column is
+*exact*), and, when a head ending sooner exists, a second column ready then and costing one unit
+more (every head that ends sooner costs more; a plan when the sooner head costs exactly that).
+The head's last batch starts no sooner than tuple ``N - L``'s release and lasts at least
+``dur[N - L]`` (n = 2) or ``dur[1]``. A column no worse in tail, cost, batches and readiness than
+another takes the other's place, with the least of both heads' bounds (:func:`columns`).
 
 Which columns are generated (nothing cheaper can be left out, so the relaxation stays a bound):
 
 * when a plan is known that meets every deadline (phase 1 at 0, on the grid), every optimal plan
-  meets them too and costs no more; so a column is kept only if its tail fits before the deadline
-  (``t <= D - W``) and its cost leaves room for the other queries' cheapest columns
+  meets them too and costs no more; so a column is kept only if its tail can end by the deadline
+  (``ready + t <= D``) and its cost leaves room for the other queries' cheapest columns
   (``cost <= UB - Σ_other min``): this is the pricing argument, exact because the bound on each
   query's cost is;
-* otherwise every column, batch counts ``n = 1, 2, ...`` until a column already found dominates
-  every column of any larger count (each batch lasts at least ``dur[1]``, ``agg`` never falls).
+* otherwise every column, batch counts ``n = 1, 2, ...`` until a column already found beats every
+  column of any larger count (each batch lasts at least ``dur[1]``, ``agg`` never falls), save in
+  head work, which is then bounded by what those heads take at least.
 
 **The relaxed master** (:func:`relaxation`): one column per query (an index read by
-``AddElement``), its tail an interval starting at ``s >= W`` under ``NoOverlap`` (one executor)
-or ``Cumulative`` (m), late when it ends after D; and an energy cut per query: the heads of every
-query whose tail starts no later than ``s_q`` (and, on one executor, those tails) run between the
-first release and ``s_q``, so their work is at most ``m·(s_q - r0)``. Every plan maps onto a
-solution of this model with the same misses, tardiness and batches and no more cost, so its
-optimum is a lower bound on the full problem's (lexicographic: phase-1 value, cost, batches,
-tardiness). Identical executors need no symmetry breaking: the master never names an executor.
+``AddElement``), its tail an interval starting at ``s >= ready`` and the head's last batch an
+optional interval before it (from its release, at least its length, ending no sooner than the
+head can), all under ``NoOverlap`` (one executor) or ``Cumulative`` (m); a query is late when its
+tail ends after D; and an energy cut per query: the heads of every query whose tail starts no
+later than ``s_q`` (and, on one executor, those tails) run between the first release and ``s_q``,
+so their work is at most ``m·(s_q - r0)``. Every plan maps onto a solution of this model with the
+same misses, tardiness and batches and no more cost, so its optimum is a lower bound on the full
+problem's (lexicographic: phase-1 value, cost, batches, tardiness). Identical executors need no
+symmetry breaking: the master never names an executor.
+
+**Queries on executors of their own** (no more queries than executors, one query in particular):
+nothing is shared, so :mod:`~staleness_lab.optimize.one_query` plans each query exactly by DP and
+the sum is the optimum, proven without CP-SAT.
 
 **Realization** (in ``batch_plan``): the master's columns fixed, times free, solved by the
 monolithic model restricted to them (head sizes free for linear costs at a fixed rate, the
@@ -52,102 +66,235 @@ from ortools.sat.python import cp_model
 
 #: "No split" in the min-plus tables.
 _INF = np.iinfo(np.int64).max // 4
+#: "Free from the start": below every time on the grid.
+_NEVER = -(1 << 40)
+#: Columns per query kept whole; past it, beaten ones are merged (:func:`_pareto`).
+COLUMN_CAP = 40
+#: The scale of a packed (cost, finish) key.
+_PACK = 1 << 31
 
 
 @dataclass(frozen=True)
 class Column:
     """One query's plan shape: ``n`` batches, the last of ``last`` tuples; its tail (last batch and
-    aggregation) lasts ``tail`` units and the whole plan costs at least ``cost`` (head ``head``
-    sizes, the cheapest split)."""
+    aggregation) lasts ``tail`` units, the whole plan costs at least ``cost``, and the head (the
+    other batches) ends no sooner than ``head_end``, so the tail starts no sooner than ``ready``
+    (the later of that and the last release). ``head`` is a head of exactly that cost and end
+    (then the bounds are a plan: the column is *exact*), or None when they are only bounds.
+    ``head_release`` and ``head_last``: the head's last batch starts no sooner than the former
+    and lasts at least the latter (``n >= 2``); ``work``: the head runs at least this long (its
+    cost, or less where columns were merged)."""
 
     n: int
     last: int
     tail: int
     cost: int
-    head: tuple[int, ...]
+    head: tuple[int, ...] | None
+    ready: int = 0
+    head_end: int = _NEVER
+    head_release: int = 0
+    head_last: int = 0
+    work: int = -1
+
+    def __post_init__(self) -> None:
+        if self.work < 0:  # the least work of the head before the tail: its cost, unless lowered
+            object.__setattr__(self, "work", self.cost - self.tail)
 
 
 @dataclass(frozen=True)
 class QueryGrid:
-    """One query on the grid (units of ``u``): ``dur[x]``, ``agg[n]`` (n = 0..N), ``release``
-    of its last tuple and of its first, and its deadline."""
+    """One query on the grid (units of ``u``): ``dur[x]``, ``agg[n]`` (n = 0..N), the release
+    ``release[c]`` of tuple c (c = 1..N; ``release[0]`` unused) and its deadline."""
 
     name: str
     n: int
     dur: list[int]
     agg: list[int]
-    last_release: int
-    first_release: int
+    release: list[int]
     deadline: int
 
+    @property
+    def last_release(self) -> int:
+        return self.release[self.n]
 
-class SplitLayers:
-    """``least(k)[r]``: the cheapest ``Σ dur`` of ``r`` tuples in exactly ``k`` batches, built
-    layer by layer on demand (each layer O(N^2) in numpy), with the arguments to recover a split."""
+    @property
+    def first_release(self) -> int:
+        return self.release[1]
 
-    def __init__(self, dur: list[int], n: int) -> None:
+
+class HeadLayers:
+    """Per batch count ``k``, over the first ``r`` tuples of one query (all on the grid), built
+    layer by layer on demand (each layer O(N^2) in numpy):
+
+    * ``cheap(k)``: ``(least, finish, arg)``: ``least[r]`` the cheapest ``Σ dur`` of ``r`` tuples
+      in exactly ``k`` batches and ``finish[r]`` the earliest a split of that cost ends when every
+      batch starts as early as its last tuple's release and the batch before allow (lexicographic
+      (cost, finish): the cost adds up and the finish never falls with an earlier one before it,
+      so the DP is exact);
+    * ``soon(k)``: ``(earliest, cost, arg)``: the earliest any split into ``k`` batches ends so,
+      and the least cost of such a split (lexicographic (finish, cost)).
+
+    :meth:`split` gives either split's sizes from the arguments."""
+
+    def __init__(self, dur: list[int], release: list[int]) -> None:
         self.dur = np.array(dur, dtype=np.int64)
-        self.n = n
-        zero = np.full(n + 1, _INF, dtype=np.int64)
-        zero[0] = 0
-        self.layers: list[np.ndarray] = [zero]
-        self.args: list[np.ndarray] = [np.zeros(n + 1, dtype=np.int64)]
+        self.release = np.array(release, dtype=np.int64)
+        self.n = len(dur) - 1
+        size = self.n + 1
+        cost0 = np.full(size, _INF, dtype=np.int64)
+        cost0[0] = 0
+        finish0 = np.full(size, _INF, dtype=np.int64)
+        finish0[0] = _NEVER
+        zero = np.zeros(size, dtype=np.int64)
+        # the key cost·2^31 + finish orders (cost, finish) in one int64 when every sum stays below 2^31
+        self.packed = int(self.dur[-1]) * max(1, self.n) + max(0, int(self.release[-1])) < _PACK // 4
+        self.cheaps: list[tuple[np.ndarray, ...]] = [(cost0, finish0, zero)]
+        self.soons: list[tuple[np.ndarray, ...]] = [(finish0, cost0, zero)]
+        self.plains: list[np.ndarray] = [cost0]
 
-    def least(self, k: int) -> np.ndarray:
-        while len(self.layers) <= k:
-            prev = self.layers[-1]
+    def cheap(self, k: int) -> tuple[np.ndarray, ...]:
+        while len(self.cheaps) <= k:
+            self.cheaps.append(self._next(self.cheaps[-1], len(self.cheaps), by_cost=True))
+        return self.cheaps[k]
+
+    def soon(self, k: int) -> tuple[np.ndarray, ...]:
+        while len(self.soons) <= k:
+            self.soons.append(self._next(self.soons[-1], len(self.soons), by_cost=False))
+        return self.soons[k]
+
+    @property
+    def built(self) -> int:
+        """Layers built so far (the work done)."""
+        return len(self.cheaps) + len(self.soons) + len(self.plains) - 3
+
+    def _next(self, prev: tuple[np.ndarray, ...], j: int, *, by_cost: bool) -> tuple[np.ndarray, ...]:
+        """Layer ``j`` from layer ``j - 1``: cost first (``by_cost``) or finish first."""
+        n, size = self.n, self.n + 1
+        backward = self.dur[::-1]                  # backward[n - p + q] = dur[p - q]
+        first, second, arg = (np.full(size, _INF, dtype=np.int64) for _ in range(3))
+        cost_prev, finish_prev = (prev[0], prev[1]) if by_cost else (prev[1], prev[0])
+        for r in range(j, n + 1):
+            d = backward[n - r + j - 1:n]          # dur[r - q], q = j-1 .. r-1
+            cost = cost_prev[j - 1:r] + d
+            finish = np.maximum(finish_prev[j - 1:r], self.release[r]) + d
+            a, b = (cost, finish) if by_cost else (finish, cost)
+            if self.packed:
+                pick = int(np.argmin(np.minimum(a, _PACK) * _PACK + b))
+            else:
+                ties = np.flatnonzero(a == a.min())
+                pick = int(ties[int(np.argmin(b[ties]))])
+            first[r], second[r], arg[r] = a[pick], b[pick], pick + j - 1
+        return first, second, arg
+
+    def least_at(self, k: int, r: int) -> int:
+        """``least(k)[r]`` from layer ``k - 1`` alone (no layer ``k`` built)."""
+        if k == 0:
+            return 0 if r == 0 else _INF
+        if r < k:
+            return _INF
+        prev = self.cheaps[k - 1][0] if len(self.cheaps) >= k else self._plain(k - 1)
+        return int((prev[k - 1:r] + self.dur[r - np.arange(k - 1, r)]).min())
+
+    def _plain(self, k: int) -> np.ndarray:
+        """``least`` of layer ``k`` alone (no finish, no arguments): the cheaper floor of a count."""
+        while len(self.plains) <= k:
+            prev, j = self.plains[-1], len(self.plains)
+            backward = self.dur[::-1]
             layer = np.full(self.n + 1, _INF, dtype=np.int64)
-            arg = np.zeros(self.n + 1, dtype=np.int64)
-            j = len(self.layers)
             for r in range(j, self.n + 1):
-                # the last batch of the r tuples holds x = r - p, p = j-1 .. r-1
-                cand = prev[j - 1:r] + self.dur[r - np.arange(j - 1, r)]
-                best = int(np.argmin(cand))
-                layer[r], arg[r] = cand[best], best + j - 1
-            self.layers.append(layer)
-            self.args.append(arg)
-        return self.layers[k]
+                layer[r] = (prev[j - 1:r] + backward[self.n - r + j - 1:self.n]).min()
+            self.plains.append(layer)
+        return self.plains[k]
 
-    def split(self, k: int, r: int) -> tuple[int, ...]:
-        """The sizes of a cheapest split of ``r`` tuples into ``k`` batches, in order."""
+    def split(self, k: int, r: int, *, soonest: bool = False) -> tuple[int, ...]:
+        """The sizes of the cheapest split of ``r`` tuples into ``k`` batches (with ``soonest``,
+        of the earliest-ending one), in order."""
         sizes = []
         for j in range(k, 0, -1):
-            p = int(self.args[j][r])
+            p = int((self.soon(j) if soonest else self.cheap(j))[2][r])
             sizes.append(r - p)
             r = p
         return tuple(reversed(sizes))
 
 
-def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool) -> list[Column]:
+def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool, most: int | None = None,
+            layers: HeadLayers | None = None) -> list[Column]:
     """The undominated columns of one query (module docstring, "Columns"): with ``on_time`` only
-    tails that fit before the deadline, with ``max_cost`` only columns costing no more."""
-    n_tuples, dur, agg = g.n, g.dur, g.agg
-    room = g.deadline - g.last_release
-    layers = SplitLayers(dur, n_tuples)
+    tails that can end by the deadline, with ``max_cost`` only columns costing no more; with
+    ``most``, columns of at most that many batches and one *wide* column (``last = 0``, a bound,
+    never a plan) standing for every plan of more (:func:`wide`). ``layers``: the query's DP
+    tables, kept between calls."""
+    n_tuples, dur, agg, release = g.n, g.dur, g.agg, g.release
+    top, room = g.last_release, g.deadline - g.last_release
+    layers = layers if layers is not None else HeadLayers(dur, release)
     merges = subadditive(dur)
-    found: list[tuple[int, int, int, int]] = []   # (tail, cost, n, last)
+    found: list[Column] = []
     for n in range(1, n_tuples + 1):
         least = floor_cost(layers, merges, n, dur, agg)  # no plan of n or more batches costs less ...
         if (max_cost is not None and least > max_cost) or (on_time and dur[1] + agg[n] > room):
             break                                      # ... nor has a shorter tail
-        if n == 1:
-            found.append((dur[n_tuples], dur[n_tuples], 1, n_tuples))
-        else:
-            heads = layers.least(n - 1)
-            for last in range(1, n_tuples - n + 2):
-                tail = dur[last] + agg[n]
-                cost = int(heads[n_tuples - last]) + tail
-                if (on_time and tail > room) or (max_cost is not None and cost > max_cost):
-                    continue
-                found.append((tail, cost, n, last))
-        if n < n_tuples and _covers(found, dur[1] + agg[n + 1], floor_cost(layers, merges, n + 1, dur, agg)):
+        if most is not None and n > most:
+            found.append(wide(g, n, least, merges))
             break
-    kept = _pareto(found)
+        if n == 1:
+            found.append(Column(n=1, last=n_tuples, tail=dur[n_tuples], cost=dur[n_tuples], head=(), ready=top))
+        else:
+            found += _shapes(g, layers, n, max_cost, on_time)
+        if n < n_tuples and _covers(found, dur[1] + agg[n + 1], floor_cost(layers, merges, n + 1, dur, agg), top):
+            # every column of more batches is beaten, save in head work: bound the heads' work by theirs
+            least_head = _least_head(g, n, merges)
+            found = [c if c.work <= least_head else _lowered(c, least_head) for c in found]
+            break
+    return _pareto(found)
+
+
+def _least_head(g: QueryGrid, n: int, merges: bool) -> int:
+    """The least work of a head of ``n`` or more batches (so of at least n tuples)."""
+    return g.dur[n] if merges else n * g.dur[1]
+
+
+def wide(g: QueryGrid, n: int, least: int, merges: bool) -> Column:
+    """The bound on every plan of ``n`` or more batches (``least``: no such plan costs less): its
+    tail is at least ``dur[1] + agg[n]``, its head's last batch starts no sooner than tuple
+    ``n - 1``'s release and lasts at least ``dur[1]``, and the head works at least
+    ``_least_head(n - 1)``."""
+    return Column(n=n, last=0, tail=g.dur[1] + g.agg[n], cost=least, head=None, ready=g.last_release,
+                  head_release=g.release[n - 1], head_last=g.dur[1], work=_least_head(g, n - 1, merges))
+
+
+def _shapes(g: QueryGrid, layers: HeadLayers, n: int, max_cost: int | None, on_time: bool) -> list[Column]:
+    """The columns of ``n >= 2`` batches, one or two per last size (module docstring)."""
+    n_tuples, dur, agg, release = g.n, g.dur, g.agg, g.release
+    top = g.last_release
+    cheap, cheap_end, _ = layers.cheap(n - 1)
+    # a sooner head matters only where the cheapest one ends after the last release (never with one batch)
+    later = n > 2 and bool((cheap_end[n - 1:n_tuples] > top).any())
+    soon_end, soon_cost, _ = layers.soon(n - 1) if later else (cheap_end, cheap, None)
     out = []
-    for tail, cost, n, last in kept:
-        head = layers.split(n - 1, n_tuples - last) if n > 1 else ()
-        out.append(Column(n=n, last=last, tail=tail, cost=cost, head=head))
+    for last in range(1, n_tuples - n + 2):
+        rest = n_tuples - last
+        tail = dur[last] + agg[n]
+        cost, end = int(cheap[rest]) + tail, int(cheap_end[rest])
+        if ((max_cost is not None and cost > max_cost)
+                or (on_time and max(top, min(end, int(soon_end[rest]))) + tail > g.deadline)):
+            continue   # both shapes would go
+        base = dict(n=n, last=last, tail=tail, head_release=release[rest],
+                    head_last=dur[rest] if n == 2 else dur[1])
+        shapes = [Column(cost=cost, head_end=end, ready=max(top, end), head=layers.split(n - 1, rest), **base)]
+        first = int(soon_end[rest])
+        if max(top, first) < max(top, end):  # a head ending sooner costs more: a bound (or that head)
+            exact = int(soon_cost[rest]) + tail == cost + 1
+            shapes.append(Column(cost=cost + 1, head_end=first, ready=max(top, first),
+                                 head=layers.split(n - 1, rest, soonest=True) if exact else None, **base))
+        out += [c for c in shapes if (max_cost is None or c.cost <= max_cost)
+                and not (on_time and c.ready + c.tail > g.deadline)]
     return out
+
+
+def _lowered(c: Column, work: int) -> Column:
+    """``c`` with its head's work bound lowered to ``work`` (a bound, no longer a plan)."""
+    return Column(n=c.n, last=c.last, tail=c.tail, cost=c.cost, head=None, ready=c.ready, head_end=c.head_end,
+                  head_release=c.head_release, head_last=c.head_last, work=work)
 
 
 def subadditive(dur: list[int]) -> bool:
@@ -158,32 +305,57 @@ def subadditive(dur: list[int]) -> bool:
     return all(bool(np.all(d[a + a:n + 1] <= d[a] + d[a:n + 1 - a])) for a in range(1, n // 2 + 1))
 
 
-def floor_cost(layers: SplitLayers, merges: bool, n: int, dur: list[int], agg: list[int]) -> int:
+def floor_cost(layers: HeadLayers, merges: bool, n: int, dur: list[int], agg: list[int]) -> int:
     """A lower bound on the cost of every plan with ``n`` or more batches: ``agg[n]`` plus, when
     merging never costs more, the cheapest split into exactly n (it grows with n), else ``n·dur[1]``."""
     if merges:
-        return int(layers.least(n)[len(dur) - 1]) + agg[n]
+        return layers.least_at(n, len(dur) - 1) + agg[n]
     return n * dur[1] + agg[n]
 
 
-def _covers(found: list[tuple[int, int, int, int]], tail: int, cost: int) -> bool:
-    """Whether a column found so far has a tail of at most ``tail`` and costs at most ``cost``
-    (it then dominates every column with more batches than those generated)."""
-    return any(t <= tail and c <= cost for t, c, _, _ in found)
+def _covers(found: list[Column], tail: int, cost: int, ready: int) -> bool:
+    """Whether a column found so far has a tail of at most ``tail``, costs at most ``cost`` and is
+    ready at the last release ``ready`` (it then dominates every column with more batches than
+    those generated, save in head work)."""
+    return any(c.tail <= tail and c.cost <= cost and c.ready <= ready for c in found)
 
 
-def _pareto(found: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """The columns no other one beats in tail, cost and batches (ties keep the first in order)."""
-    found = sorted(found, key=lambda c: (c[0], c[1], c[2], c[3]))
-    kept: list[tuple[int, int, int, int]] = []
-    best: dict[int, int] = {}                     # batches -> least cost kept so far
+def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
+    """The columns no other one beats in tail, cost, batches, readiness and every head bound (head
+    work, end, last batch's release and length). Past ``cap`` columns, one beaten in the first four
+    only is merged into the one beating it with the latest head release, which then carries the
+    least of both heads' bounds, so every plan of either still maps onto it (it is then a bound, no
+    longer a plan, unless nothing changed)."""
+    found = sorted(found, key=lambda c: (c.tail, c.cost, c.n, c.ready, c.head is None, c.last))
+    kept: list[Column] = []
+    keys = np.zeros((len(found), 4), dtype=np.int64)     # kept columns' (tail, cost, n, ready)
     for col in found:
-        _, cost, n, _ = col
-        if any(m <= n and c <= cost for m, c in best.items()):
+        key = np.array((col.tail, col.cost, col.n, col.ready), dtype=np.int64)
+        beaten = np.flatnonzero((keys[:len(kept)] <= key).all(axis=1)).tolist()
+        if any(_holds(kept[k], col) for k in beaten):
             continue
-        kept.append(col)
-        best[n] = min(cost, best.get(n, cost))
+        if not beaten or len(kept) < cap:
+            keys[len(kept)] = key
+            kept.append(col)
+        else:
+            at = max(beaten, key=lambda k: (kept[k].head_release, kept[k].head_last, kept[k].work))
+            kept[at] = _merge(kept[at], col)
     return kept
+
+
+def _holds(a: Column, b: Column) -> bool:
+    """Whether ``a``'s head bounds are all at most ``b``'s and ``a`` is a plan whenever ``b`` is."""
+    return (a.work <= b.work and a.head_end <= b.head_end and a.head_release <= b.head_release
+            and a.head_last <= b.head_last and (a.head is not None or b.head is None))
+
+
+def _merge(a: Column, b: Column) -> Column:
+    """``a`` with the least of its and ``b``'s head bounds (``a`` itself when :func:`_holds`)."""
+    if _holds(a, b):
+        return a
+    return Column(n=a.n, last=a.last, tail=a.tail, cost=a.cost, head=None, ready=a.ready,
+                  head_end=min(a.head_end, b.head_end), head_release=min(a.head_release, b.head_release),
+                  head_last=min(a.head_last, b.head_last), work=min(a.work, b.work))
 
 
 @dataclass
@@ -207,21 +379,17 @@ def relaxation(grids: list[QueryGrid], cols: list[list[Column]], executors: int)
     horizon = (max(max(g.last_release for g in grids), max(g.deadline for g in grids) + 1)
                + sum(max(c.cost for c in mine) for mine in cols) + 1)
     r0 = min(g.first_release for g in grids)
-    index, start, ends, tails, heads, lates, tards, costs, counts = [], [], [], [], [], [], [], [], []
+    index, start, tails, heads, lates, tards, costs, counts = [], [], [], [], [], [], [], []
     intervals = []
-    for k, (g, mine) in enumerate(zip(grids, cols)):
+    for g, mine in zip(grids, cols):
         idx = m.new_int_var(0, len(mine) - 1, f"{g.name}.column")
-        tail = m.new_int_var(min(c.tail for c in mine), max(c.tail for c in mine), f"{g.name}.tail")
-        cost = m.new_int_var(min(c.cost for c in mine), max(c.cost for c in mine), f"{g.name}.cost")
-        count = m.new_int_var(min(c.n for c in mine), max(c.n for c in mine), f"{g.name}.n")
-        m.add_element(idx, [c.tail for c in mine], tail)
-        m.add_element(idx, [c.cost for c in mine], cost)
-        m.add_element(idx, [c.n for c in mine], count)
-        head = m.new_int_var(0, max(c.cost - c.tail for c in mine), f"{g.name}.head")
-        m.add(head == cost - tail)
-        s = m.new_int_var(g.last_release, horizon, f"{g.name}.s")
+        tail, cost, count, ready, head = (_pick(m, idx, [getattr(c, key) for c in mine], f"{g.name}.{key}")
+                                          for key in ("tail", "cost", "n", "ready", "work"))
+        s = m.new_int_var(min(c.ready for c in mine), horizon, f"{g.name}.s")
+        m.add(s >= ready)
         e = m.new_int_var(0, horizon, f"{g.name}.e")
         intervals.append(m.new_interval_var(s, tail, e, f"{g.name}.tail_block"))
+        intervals += _head_block(m, g, idx, mine, s, horizon)
         late = m.new_bool_var(f"{g.name}.late")
         m.add(e <= g.deadline).only_enforce_if(~late)
         m.add(e >= g.deadline + 1).only_enforce_if(late)
@@ -229,7 +397,6 @@ def relaxation(grids: list[QueryGrid], cols: list[list[Column]], executors: int)
         m.add(tard >= e - g.deadline)
         index.append(idx)
         start.append(s)
-        ends.append(e)
         tails.append(tail)
         heads.append(head)
         lates.append(late)
@@ -246,6 +413,34 @@ def relaxation(grids: list[QueryGrid], cols: list[list[Column]], executors: int)
     return Relaxation(model=m, index=index, start=start, misses=sum(lates), tardiness=sum(tards), cost=sum(costs),
                       batches=sum(counts), max_tardiness=max_tardiness, max_batches=sum(max(c.n for c in mine)
                                                                                      for mine in cols))
+
+
+def _pick(m: Any, idx: Any, values: list[int], name: str) -> Any:
+    """A variable equal to ``values[idx]``."""
+    var = m.new_int_var(min(values), max(values), name)
+    m.add_element(idx, values, var)
+    return var
+
+
+def _head_block(m: Any, g: QueryGrid, idx: Any, mine: list[Column], s: Any, horizon: int) -> list[Any]:
+    """The head's last batch as an interval (when the column has a head): it starts no sooner than
+    its last tuple's release, lasts at least the column's ``head_last``, ends no sooner than the
+    head can and no later than the tail starts."""
+    if all(c.n == 1 for c in mine):
+        return []
+    present = m.new_bool_var(f"{g.name}.headed")
+    m.add_element(idx, [int(c.n >= 2) for c in mine], present)
+    release = _pick(m, idx, [c.head_release for c in mine], f"{g.name}.head_release")
+    shortest = _pick(m, idx, [c.head_last for c in mine], f"{g.name}.head_last")
+    end_at = _pick(m, idx, [max(c.head_end, 0) for c in mine], f"{g.name}.head_end")
+    hs = m.new_int_var(0, horizon, f"{g.name}.hs")
+    he = m.new_int_var(0, horizon, f"{g.name}.he")
+    size = m.new_int_var(0, horizon, f"{g.name}.hsize")
+    m.add(hs >= release).only_enforce_if(present)
+    m.add(size >= shortest).only_enforce_if(present)
+    m.add(he >= end_at).only_enforce_if(present)
+    m.add(he <= s).only_enforce_if(present)
+    return [m.new_optional_interval_var(hs, size, he, present, f"{g.name}.head_block")]
 
 
 def _energy(m: Any, grids: list[QueryGrid], start: list[Any], heads: list[Any], tails: list[Any],

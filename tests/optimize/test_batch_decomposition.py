@@ -20,7 +20,8 @@ from staleness_lab.intermittent import (
 from staleness_lab.intermittent.deadlines import with_deadlines
 from staleness_lab.intermittent.schemes import best_heuristic
 from staleness_lab.optimize import optimal_plan
-from staleness_lab.experiments.intermittent.sweeps import random_a5_instance
+from staleness_lab.experiments.intermittent.sweeps import paper_queries, random_a5_instance
+from staleness_lab.intermittent.single import algorithm1, exact
 
 from tests.cli_fork import run_cli
 
@@ -38,7 +39,8 @@ def _cost(draw, n: int):
     if kind == "linear":
         return LinearCost(S=F(draw(st.integers(0, 3))), R=F(draw(st.integers(1, 2))))
     if kind == "piecewise":
-        return PiecewiseCost(S=F(draw(st.integers(1, 2))), points=((F(0), F(0)), (F(2), F(2)), (F(n + 2), F(n + 3))))
+        # concave, on the grid of 1 at every size (slope 2, then 1)
+        return PiecewiseCost(S=F(draw(st.integers(1, 2))), points=((F(0), F(0)), (F(2), F(4)), (F(n + 2), F(n + 4))))
     values, v = [], F(draw(st.integers(1, 3)))
     for _ in range(n):
         values.append(v)
@@ -94,7 +96,7 @@ def test_a_tiny_time_limit_still_gives_a_feasible_plan_under_a_true_bound() -> N
 
 def test_a5_at_rho_1_is_proven_by_the_master_alone() -> None:
     qs = random_a5_instance(12, 100, 1.0, 1)
-    plan = optimal_plan(qs, hint=best_heuristic(qs), method="decomposition", time_limit=10.0)
+    plan = optimal_plan(qs, hint=best_heuristic(qs), method="decomposition", time_limit=60.0)  # about 6 s
     assert plan.solver["status"] == "optimal" and plan.solver["method"] == "decomposition"
     assert plan.misses == 0 and plan.total_cost == sum(q.cost(q.n) for q in qs.queries)
 
@@ -105,3 +107,44 @@ def test_the_command_line_takes_the_method_and_refuses_a_bad_one(tmp_path) -> No
     assert '"method": "decomposition' in good.stdout
     bad = run_cli(["plan", "data/intermittent/e5.yaml", "--scheme", "optimal", "--method", "lagrange"])
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--method" in bad.stderr
+
+
+@st.composite
+def lone_queries(draw) -> QuerySet:
+    """One query (or two on two executors) of N <= 7 on the grid of 1, deadlines from A5 at a drawn ρ."""
+    qs = draw(query_sets())
+    count = min(len(qs.queries), draw(st.integers(1, 2)))
+    return qs.with_overrides(queries=qs.queries[:count], executors=count)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lone_queries(), st.sampled_from(["misses", "tardiness"]))
+def test_queries_on_their_own_executors_are_proven_by_the_exact_dp_alone(qs: QuerySet, objective: str) -> None:
+    mine = optimal_plan(qs, method="decomposition", objective=objective, time_limit=5.0, workers=1)
+    assert mine.status == "ok" and check_plan(qs, mine) == []
+    assert mine.solver["status"] == "optimal" and [s["stage"] for s in mine.solver["stages"]] == ["separate executors"]
+    _bounded(mine)
+    assert all(p["objective"] == p["bound"] for p in mine.solver["phases"])
+    reference = optimal_plan(qs, method="monolithic", objective=objective, time_limit=5.0, workers=1)
+    if reference.solver["status"] == "optimal":
+        assert (mine.misses, mine.total_cost) == (reference.misses, reference.total_cost)
+        if objective == "tardiness":
+            assert mine.total_tardiness == reference.total_tardiness
+    if len(qs.queries) == 1:
+        dp = exact(qs)   # the exhaustive reference on exact numbers: on the grid of 1 they agree
+        assert (dp.status == "ok") == (mine.misses == 0)
+        if dp.status == "ok":
+            assert mine.total_cost == dp.total_cost
+
+
+def test_a_paper_scale_query_is_proven_without_cp_sat() -> None:
+    """Q3 of the synthetic set alone, N = 4,500 piecewise costs, D = we + 0.1·Cost(N) (Fig. 6's
+    tightest): proven by the DP, cheaper than Algorithm 1's plan."""
+    base = paper_queries()
+    q = base.query("Q3")
+    qs = QuerySet(queries=(Query(q.name, q.arrivals, q.we + F(1, 10) * q.min_cost, q.cost, q.agg_cost),),
+                  time_unit=base.time_unit)
+    plan = optimal_plan(qs, method="decomposition", max_terms=None)
+    assert plan.solver["status"] == "optimal" and plan.misses == 0 and check_plan(qs, plan) == []
+    assert [s["stage"] for s in plan.solver["stages"]] == ["separate executors"]
+    assert plan.total_cost < algorithm1(qs).total_cost
