@@ -30,13 +30,20 @@ from staleness_lab.viz.leontyev import (gantt_with_modes, gap_panels, mode_timel
 from staleness_lab.viz.offline import use_offline_renderer
 from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
 from staleness_lab.viz.tables import styled
-from staleness_lab.viz.workflows import cost_over_time, lag_over_time, scheduler_scaling, workflow_graph
+from staleness_lab.viz.workflows import (
+    cost_over_time,
+    lag_over_time,
+    scheduler_scaling,
+    sensitivity_map,
+    workflow_graph,
+)
 
 __all__ = [
     "TEMPLATE",
     "cost_over_time",
     "lag_over_time",
     "scheduler_scaling",
+    "sensitivity_map",
     "workflow_graph",
     "batch_gantt",
     "bound_vs_observed",
