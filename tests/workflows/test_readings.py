@@ -4,6 +4,9 @@ measured between the paper's reading and ours."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from staleness_lab.notebook_params import repo_file
@@ -14,6 +17,7 @@ from staleness_lab.workflows.load import load_workflow
 from staleness_lab.workflows.provenance import prov
 from staleness_lab.workflows.schedule import Scheduler
 from staleness_lab.workflows.sim import RunConfig, run
+from tests.test_hostile_inputs import one_error_line, run_cli
 
 
 def _workflow(name: str):  # type: ignore[no-untyped-def]
@@ -82,3 +86,18 @@ def test_readability_across_channels_limits_what_an_indegree_refresh_reads() -> 
         offered[readable] = found
     assert offered[True] == [True, False, False, False]
     assert offered[False] == [True, True, True, True]
+
+
+def test_the_readings_reach_workflow_run_as_options(tmp_path: Path) -> None:
+    """``workflow run --option`` takes the readings beside the heuristics: GREEDY on
+    SearchPreprocessing makes one call per crawl arrival by default, more when re-invoked."""
+    wf = repo_file("data/workflows/search-preprocessing.yaml")
+    plans = {}
+    for value in ("off", "on"):
+        done = run_cli("workflow", "run", wf, "--scheduler", "greedy", "--horizon", "2", "--seed", "1", "--json",
+                       "--option", f"reinvoke_until_fresh={value}", "--option", "empty_incomparable=on", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        plans[value] = json.loads(done.stdout)["plans"]
+    assert plans["off"] == 8 and plans["on"] > 2 * plans["off"]
+    line = one_error_line(run_cli("workflow", "run", wf, "--option", "readable_across_channels=maybe", cwd=tmp_path))
+    assert "--option readable_across_channels" in line and "on/off" in line
