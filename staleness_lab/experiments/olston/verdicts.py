@@ -631,7 +631,7 @@ def scaling_check(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
                 profile)
 
 
-def _readings(frame: pd.DataFrame) -> list[str]:
+def readings_of(frame: pd.DataFrame) -> list[str]:
     """The readings a table's rows were run under, the paper's first (a row without one: the paper's)."""
     found = set(frame["reading"]) if "reading" in frame else {PAPER_READING}
     return [r for r in READINGS if r in found]
@@ -649,20 +649,20 @@ def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFra
     for table in ("table5", "table6"):
         if table in frames:
             column = LAYOUT[table][0]
-            for reading in _readings(frames[table]):
+            for reading in readings_of(frames[table]):
                 order_rows += order_checks(_under(frames[table], reading, column), table, profile, reading)
     rows += order_rows
     if "table5" in frames:
-        rows += [check10(order_rows, profile, r) for r in _readings(frames["table5"])]
+        rows += [check10(order_rows, profile, r) for r in readings_of(frames["table5"])]
         rows += check10_ratios(_under(frames["table5"], PAPER_READING, "scenario"), profile)
     if "sensitivity" in frames:
         rows += sensitivity_checks(frames["sensitivity"], profile)
     if "table6" in frames:
-        rows += [check11(order_rows, profile, r) for r in _readings(frames["table6"])]
+        rows += [check11(order_rows, profile, r) for r in readings_of(frames["table6"])]
     if "check12" in frames:
         frame = frames["check12"]
         rows += [check12(frame[frame["reading"] == r] if "reading" in frame else frame, profile, r)
-                 for r in _readings(frame)]
+                 for r in readings_of(frame)]
     if "brute_force" in frames:
         rows.append(_read(check7(frames["brute_force"], profile), PAPER_READING))
     if "scaling" in frames:
