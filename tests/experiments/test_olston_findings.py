@@ -129,7 +129,7 @@ def test_rule_e_changes_nothing_on_crawl_selection() -> None:
 
 def test_random_is_called_after_its_own_steps_and_each_call_sees_more_blocks() -> None:
     cs = olston.load(CS)
-    reinvoked = olston.options_without("", "re-invoke until fresh")
+    reinvoked = olston.Options(reinvoke_until_fresh=True, readable_across_channels=True)
     runs = {s: run(cs, RunConfig(scheduler=s, seed=3, horizon=6.0, options=reinvoked)) for s in ("dp", "greedy", "random")}
     summary = olston_checks.call_summary({s: r.frames for s, r in runs.items()}).set_index("run")
     dp, rnd = summary.loc["dp"], summary.loc["random"]
