@@ -211,7 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     wf_run.add_argument("--horizon", metavar="DUR", help="hours, or 15min, 1d, 1w (default: the workflow's)")
     wf_run.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the inputs, noise and RANDOM (default 0)")
     wf_run.add_argument("--option", action="append", default=[], metavar="K=V",
-                        help="a heuristic on or off: prune_old, chains, propagate, overkill, longterm (default all on)")
+                        help="a heuristic on or off: prune_old, chains, propagate, overkill, longterm (default all "
+                             "on); or a reading: empty_incomparable (default on), reinvoke_until_fresh, "
+                             "readable_across_channels (default off)")
     wf_run.add_argument("--json", action="store_true", help="print one strict JSON object")
     wf_run.add_argument("--trace-out", type=Path, metavar="DIR",
                         help="write DIR/invocations, blocks, episodes and scheduler_calls .parquet")

@@ -31,7 +31,13 @@ from staleness_lab.viz.offline import use_offline_renderer
 from staleness_lab.viz.targets import dag_lags, guarantee_curve, lags_vs_bounds, misses_and_excess
 from staleness_lab.viz.plans import batch_gantt, category_heatmap, cost_fits, ratio_boxes
 from staleness_lab.viz.tables import styled
-from staleness_lab.viz.workflows import cost_over_time, lag_over_time, scheduler_scaling, workflow_graph
+from staleness_lab.viz.workflows import (
+    cost_over_time,
+    lag_over_time,
+    scheduler_scaling,
+    sensitivity_map,
+    workflow_graph,
+)
 
 __all__ = [
     "TEMPLATE",
@@ -42,6 +48,7 @@ __all__ = [
     "cost_over_time",
     "lag_over_time",
     "scheduler_scaling",
+    "sensitivity_map",
     "workflow_graph",
     "batch_gantt",
     "bound_vs_observed",

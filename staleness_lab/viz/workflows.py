@@ -103,3 +103,38 @@ def scheduler_scaling(frame: pd.DataFrame, *, title: str, targets_ms: Mapping[st
         fig.add_hline(y=ms, line_dash="dash", annotation_text=_markup(label))
     fig.update_yaxes(type="log")
     return fig
+
+
+def sensitivity_map(frame: pd.DataFrame, *, title: str) -> go.Figure:
+    """Where each claim holds over a grid of two unprinted numbers (the tidy frame of
+    :func:`staleness_lab.experiments.olston.verdicts.sensitivity`): one heatmap per claim,
+    green where it holds, red where not, grey where a run failed, each cell labelled with its
+    value (an order's smallest step ratio minus 1, or check 10's ratio)."""
+    from plotly.subplots import make_subplots
+
+    _require_columns(frame, ["claim", "x", "x_value", "y", "y_value", "value", "holds"])
+    claims = list(dict.fromkeys(frame["claim"]))
+    cols = min(3, max(1, len(claims)))
+    fig = make_subplots(rows=-(-len(claims) // cols), cols=cols, subplot_titles=claims,
+                        horizontal_spacing=0.08, vertical_spacing=0.16)
+    for k, claim in enumerate(claims):
+        mine = frame[frame["claim"] == claim]
+        xs, ys = sorted(mine["x_value"].unique()), sorted(mine["y_value"].unique())
+        cell = mine.set_index(["y_value", "x_value"])
+        z = [[_holds_code(cell.loc[(y, x), "holds"]) if (y, x) in cell.index else None for x in xs] for y in ys]
+        text = [[f"{cell.loc[(y, x), 'value']:.3g}" if (y, x) in cell.index else "" for x in xs] for y in ys]
+        row, col = k // cols + 1, k % cols + 1
+        fig.add_trace(go.Heatmap(z=z, x=[f"{x:g}" for x in xs], y=[f"{y:g}" for y in ys], text=text,
+                                 texttemplate="%{text}", zmin=0, zmax=2, showscale=False,
+                                 colorscale=[[0, "#d62728"], [0.5, "#bbbbbb"], [1, "#2ca02c"]],
+                                 hovertemplate=f"{mine['x'].iloc[0]} %{{x}}, {mine['y'].iloc[0]} %{{y}}: %{{text}}"
+                                               "<extra></extra>"), row=row, col=col)
+        fig.update_xaxes(title_text=mine["x"].iloc[0], type="category", row=row, col=col)
+        fig.update_yaxes(title_text=mine["y"].iloc[0], type="category", row=row, col=col)
+    fig.update_layout(title=title, height=320 * (-(-len(claims) // cols)) + 60)
+    return fig
+
+
+def _holds_code(holds: object) -> float:
+    """A cell's colour: 2 holds, 0 does not, 1 undecided (a failed run)."""
+    return 2.0 if holds is True else 0.0 if holds is False else 1.0

@@ -15,8 +15,10 @@ arrival (zero cost comes first), one per start point, and its search grew with t
 * RANDOM a zero-cost one (a chain) if there is any, else one uniformly at random, from its
   own seeded stream (ties among zero-cost ones uniformly too [D]).
 
-The loop re-invokes either while an output bound is still violated [D]. A step's plan is its
-invocation plus the zero-cost chains of heuristic (b) that make its inputs.
+The loop invokes either on the DP's events, once per event (digest, third-round correction 2;
+the option ``reinvoke_until_fresh`` re-invokes it while an output bound is still violated, the
+earlier [D], :mod:`.sim`). A step's plan is its invocation plus the zero-cost chains of
+heuristic (b) that make its inputs.
 """
 
 from __future__ import annotations

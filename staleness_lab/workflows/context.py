@@ -6,9 +6,10 @@ digest §3 "Checks while planning" [R/D] built on them.
 * A candidate on channel C is checked against C's bounds (own, or propagated under heuristic
   (c)): a base on ``T``; a delta on a non-output channel on its target; a delta on an output on
   ``apply(head, b)``, refused when the relaxed rule does not apply.
-* An input read across channels must pass its channel's checks (a delta on its target);
-  converters and chains on their own channel and the old-state base of an incremental slot are
-  exempt. Staleness skips empty elements.
+* [D, option ``readable_across_channels``, off by default: the paper checks generated blocks
+  only, §6.1] An input read across channels must pass its channel's checks (a delta on its
+  target); converters and chains on their own channel and the old-state base of an incremental
+  slot are exempt. Staleness skips empty elements.
 * ``cons(X)`` of a synchronous variant [R]: ``inconsistency(X) < t_inc``, the bound of the
   operator's output channel (infinite when none); ``strict_sync_inputs`` (A3) makes it
   ``consistent(X)`` always.
@@ -42,13 +43,30 @@ class EffectiveBounds(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Algorithm 1's heuristics (§6.2 (a)-(d)) and long-term rule (§6.3 (e)), all on by default."""
+    """Algorithm 1's heuristics (§6.2 (a)-(d)) and long-term rule (§6.3 (e)), all on by default,
+    and three readings the paper leaves open (digest, third-round corrections), each defaulting
+    to the paper's:
+
+    * ``empty_incomparable`` (correction 1): rule (e) compares an empty provenance element (an
+      asynchronous union's untouched side) only with an empty one, so a one-sided delta and a
+      two-sided delta of one channel do not dominate each other and compete on cost (§7.2: "just
+      news-related searches" run). Off: the empty element reads ``hi = -inf`` and the one-sided
+      delta is dominated.
+    * ``reinvoke_until_fresh`` (correction 2): off, GREEDY and RANDOM return one single-operator
+      plan per scheduler invocation (line 497), invoked on the DP's events (an arrival, an output
+      bound breaking); on, they are re-invoked while an output bound is still violated.
+    * ``readable_across_channels`` (correction 5): on, an input read across channels must meet
+      its own channel's (propagated) bounds; off, only generated blocks are checked (§6.1).
+    """
 
     prune_old: bool = True
     chains: bool = True
     propagate: bool = True
     overkill: bool = True
     longterm: bool = True
+    empty_incomparable: bool = True
+    reinvoke_until_fresh: bool = False
+    readable_across_channels: bool = False
 
 
 class PlanContext:
@@ -65,6 +83,7 @@ class PlanContext:
         kinds: Mapping[str, frozenset[str]],
         keyed: Mapping[str, bool],
         strict_sync_inputs: bool = False,
+        readable_across_channels: bool = False,
     ) -> None:
         self.layouts = layouts
         self.bounds = bounds
@@ -74,6 +93,7 @@ class PlanContext:
         self.kinds = kinds
         self.keyed = keyed  # channels with a key: deletions apply by key (correction 3)
         self.strict_sync_inputs = strict_sync_inputs
+        self.readable_across_channels = readable_across_channels
 
     def passes(self, channel: str, p: Provenance, bounds_of: Mapping[str, EffectiveBounds] | None = None) -> bool:
         """``p`` meets the channel's staleness bounds (``lo(T[i]) + t >= now``, empty elements
@@ -91,7 +111,10 @@ class PlanContext:
         return True
 
     def readable(self, block: Block) -> bool:
-        """An input read across channels passes its own channel's checks (on its target)."""
+        """An input read across channels passes its own channel's checks (on its target); any
+        input is readable with ``readable_across_channels`` off."""
+        if not self.readable_across_channels:
+            return True
         if block.channel in self.heads and not block.is_base:
             return self.candidate_ok(block)
         return self.passes(block.channel, block.to)

@@ -12,6 +12,11 @@ Digest §3 [P; fixes marked there]::
             keep it if cheaper: p' = union of the inputs' plans + the invocation, c' = its cost
       return selectOutputBlocks(done)
 
+Rule (e)'s order is footnote 4's on ``hi`` per element; an empty element (an asynchronous
+union's untouched side) compares only with an empty one under ``empty_incomparable`` (digest,
+third-round correction 1: a one-sided and a two-sided delta of one channel do not dominate each
+other), and as ``hi = -inf`` with it off.
+
 ``selectOutputBlocks``: for each output currently violated, among the optimized blocks on it of
 an accepted type that are monotonic with respect to its head (digest correction 1: applicable to
 the head, and every non-empty element of the target at least as late as the head's) and pass
@@ -24,6 +29,7 @@ without sharing and a heuristic with it (digest A6).
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -34,6 +40,12 @@ from staleness_lab.workflows.context import Options, PlanContext
 from staleness_lab.workflows.provenance import Provenance, applicable, apply, hi_element, precedes
 
 SubPlan = frozenset[Invocation]
+#: Settled blocks between two looks at the clock against a call's deadline.
+_CLOCK_EVERY = 256
+
+
+class OutOfTime(Exception):
+    """A call passed its deadline (``time.process_time``) before its search ended."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +79,12 @@ def plan(
     violated: Iterable[str],
     options: Options,
     overkill: Callable[[Block], bool] | None = None,
+    deadline: float = math.inf,
 ) -> PlanResult:
     """Algorithm 1 from ``live`` blocks (each with the zero-cost plan that makes it: empty for
-    a materialized block, its chain invocation for a compulsory chain)."""
+    a materialized block, its chain invocation for a compulsory chain); :class:`OutOfTime` once
+    the process's CPU time passes ``deadline`` (a run's scheduler budget: one call of a search
+    that blows up can otherwise take many minutes)."""
     started = time.perf_counter()
     order: dict[Invocation, int] = {}
     best: dict[Block, tuple[SubPlan, float, int]] = {}
@@ -87,10 +102,12 @@ def plan(
     # Rule (e): per (channel, type), the maximal hi-vectors of the generated potential targets.
     # ``precedes`` reads only hi per element, and a target below one below a maximal one is
     # below the maximal one, so testing the maximal ones decides what testing all would.
-    latest: dict[tuple[str, str], list[tuple[float, ...]]] = {}
+    latest: dict[tuple[str, str], list[HiVector]] = {}
+
+    empty_incomparable = options.empty_incomparable
 
     def dominated(b: Block) -> bool:
-        v = _his(b.to)
+        v = _his(b.to, empty_incomparable)
         return any(_below(v, m) for m in latest.get((b.channel, b.kind), ()))
 
     while heap:
@@ -100,6 +117,8 @@ def plan(
         if options.longterm and b not in actual and dominated(b):
             continue
         done[b] = best[b]
+        if len(done) % _CLOCK_EVERY == 0 and time.process_time() > deadline:
+            raise OutOfTime
         pool.add(b)
         for out, inv in gen(b, pool):
             if out in done or out in actual:
@@ -115,23 +134,30 @@ def plan(
             order.setdefault(inv, len(order))
             if out not in best or new_cost < best[out][1]:
                 if out not in best:
-                    _keep_maximal(latest.setdefault((out.channel, out.kind), []), _his(out.to))
+                    _keep_maximal(latest.setdefault((out.channel, out.kind), []), _his(out.to, empty_incomparable))
                 best[out] = (sub, new_cost, seq)
                 heapq.heappush(heap, (new_cost, seq, out))
                 seq += 1
     return _select(ctx, done, actual, outputs, violated, options, order, len(done), started, gen)
 
 
-def _his(p: Provenance) -> tuple[float, ...]:
-    return tuple(hi_element(e) for e in p)
+#: ``hi`` per element, None for an empty element read as incomparable.
+HiVector = tuple[float | None, ...]
 
 
-def _below(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    """``precedes`` on hi-vectors: every element at most, and not equal (footnote 4)."""
-    return a != b and all(x <= y for x, y in zip(a, b, strict=True))
+def _his(p: Provenance, empty_incomparable: bool) -> HiVector:
+    """``p``'s ``hi`` per element; an empty element None when it is incomparable, else ``-inf``."""
+    return tuple(None if empty_incomparable and not e else hi_element(e) for e in p)
 
 
-def _keep_maximal(front: list[tuple[float, ...]], v: tuple[float, ...]) -> None:
+def _below(a: HiVector, b: HiVector) -> bool:
+    """``precedes`` on hi-vectors: every element at most, and not equal (footnote 4); an empty
+    (None) element is comparable only with an empty one."""
+    return a != b and all(x is None and y is None or x is not None and y is not None and x <= y
+                          for x, y in zip(a, b, strict=True))
+
+
+def _keep_maximal(front: list[HiVector], v: HiVector) -> None:
     """Add ``v`` to the maximal hi-vectors ``front`` (in place)."""
     if any(v == m or _below(v, m) for m in front):
         return
@@ -158,8 +184,8 @@ def _select(
         found = [b for b in done if b.channel == name and b not in actual and b.kind in spec.accepts
                  and monotonic(spec.head, b) and ctx.candidate_ok(b)]
         if options.longterm:
-            found = [b for b in found
-                     if not any(o.kind == b.kind and precedes(b.to, o.to) for o in found)]
+            his = {b: _his(b.to, options.empty_incomparable) for b in found}
+            found = [b for b in found if not any(o.kind == b.kind and _below(his[b], his[o]) for o in found)]
         if not found:
             infeasible.append(name)
             continue

@@ -17,6 +17,7 @@ one "overkill").
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -95,6 +96,7 @@ class Scheduler:
         return PlanContext(
             layouts=self.layouts, bounds=self.bounds, arrivals=arrivals, now=now, heads=heads,
             kinds=self.kinds, keyed=self.keyed, strict_sync_inputs=self.workflow.strict_sync_inputs,
+            readable_across_channels=self.options.readable_across_channels,
         )
 
     def violated(self, ctx: PlanContext) -> list[str]:
@@ -149,16 +151,19 @@ class Scheduler:
         last_targets: Mapping[str, Provenance],
         arrivals: Mapping[str, Sequence[float]],
         violated: Iterable[str] | None = None,
+        deadline: float = math.inf,
     ) -> PlanResult:
-        """PLAN at call time ``t`` (``now = t + EPSILON``) over the materialized ``blocks``."""
+        """PLAN at call time ``t`` (``now = t + EPSILON``) over the materialized ``blocks``;
+        :class:`~.planner.OutOfTime` past ``deadline`` (process CPU time)."""
         ready = self.prepare(t=t, blocks=blocks, heads=heads, last_targets=last_targets, arrivals=arrivals)
         ctx = ready.ctx
         repair = list(violated) if violated is not None else self.violated(ctx)
         outputs = {name: OutputSpec(self.accepts[name], heads[name]) for name in self.accepts}
         overkill = overkill_rule(ready.actual, ctx.passes, self.accepts) if self.options.overkill else None
-        result = plan(ctx, ready.gen, ready.live, outputs, repair, self.options, overkill)
+        result = plan(ctx, ready.gen, ready.live, outputs, repair, self.options, overkill, deadline)
         if overkill is not None and repair and len(result.infeasible) == len(repair):
-            result = plan(ctx, ready.gen, ready.live, outputs, repair, dataclasses.replace(self.options, overkill=False))
+            result = plan(ctx, ready.gen, ready.live, outputs, repair, dataclasses.replace(self.options, overkill=False),
+                          deadline=deadline)
         return result
 
 

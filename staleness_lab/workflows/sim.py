@@ -11,6 +11,10 @@ zero-duration ones after it), arrivals, bound expiries, then PLAN when an output
 violated and no plan is in flight [D: one plan in flight; after it ends the loop re-checks and
 re-plans]. An output bound with ``t > 0`` expires at ``lo(T[i]) + t`` of the head; the loop
 wakes then. Only output bounds trigger planning (digest A9). A run ends at the horizon.
+GREEDY and RANDOM are invoked on the same events, once per event (digest, third-round
+correction 2: one single-operator plan per invocation, line 497): an arrival or expiry met
+while a step is in flight is answered when it ends; a completion alone calls no baseline. The
+option ``reinvoke_until_fresh`` re-invokes a baseline, as the DP, while an output is violated.
 
 **Execution [P/D].** A plan's invocations run one after another in its topological order on
 the elastic pool: one lasts ``cost / P`` hours (``P`` = :data:`PARALLELISM` machines), so lag in
@@ -65,7 +69,7 @@ store) are handed in by the loop's caller (:data:`MakeRows`): this loop imports 
 **Scheduler time** is the process's CPU time in the scheduler calls (``time.process_time``), not
 wall time: other work on the machine (a parallel sweep, a test run) neither inflates it nor
 trips the budget. A run whose scheduler time passes ``max_scheduler_s`` stops with status
-``timeout``.
+``timeout``, the DP's search within the call that passes it.
 """
 
 from __future__ import annotations
@@ -95,7 +99,7 @@ from staleness_lab.workflows.execute import Executor, Frame
 from staleness_lab.workflows.input_frames import InputFrames
 from staleness_lab.workflows.inputs import input_arrivals
 from staleness_lab.workflows.model import Workflow
-from staleness_lab.workflows.planner import monotonic
+from staleness_lab.workflows.planner import OutOfTime, monotonic
 from staleness_lab.workflows.provenance import Provenance, Validity, apply, fmt, hi, prov
 from staleness_lab.workflows.rows import apply_delta
 from staleness_lab.workflows.schedule import Scheduler
@@ -264,16 +268,24 @@ class _Loop:
         bootstrap = self._bootstrap()
         now = self.start
         calls_here = 0
+        # a baseline called once per event (an arrival, an expiry) it has not answered yet
+        once = self.config.scheduler != "dp" and not self.config.options.reinvoke_until_fresh
+        pending = False
         while self.status == "ok":
-            now_next = min(self._next_arrival_time(), self.running.ends if self.running else math.inf, self._next_expiry(now))
+            arrival, expiry = self._next_arrival_time(), self._next_expiry(now)
+            now_next = min(arrival, self.running.ends if self.running else math.inf, expiry)
             if now_next > self.horizon:
                 break
             calls_here = calls_here if now_next == now else 0
             now = now_next
+            pending = pending or now in (arrival, expiry)
             self._complete(now)
             self._arrive(now)
             self._episodes(now)
             while self.running is None and self.status == "ok" and calls_here < _CALLS_PER_INSTANT:
+                if once and not pending:
+                    break
+                pending = False
                 if not self._schedule(now):
                     break
                 calls_here += 1
@@ -502,7 +514,13 @@ class _Loop:
         started = time.process_time()
         args = dict(t=now, blocks=self.store.values(), heads=self.heads, last_targets=self.last_targets, arrivals=self.seen)
         if self.config.scheduler == "dp":
-            result = self.scheduler.plan(**args, violated=violated)  # type: ignore[arg-type]
+            deadline = started + self.config.max_scheduler_s - self.scheduler_s
+            try:
+                result = self.scheduler.plan(**args, violated=violated, deadline=deadline)  # type: ignore[arg-type]
+            except OutOfTime:
+                self.scheduler_s += time.process_time() - started
+                self.status = "timeout"
+                return False
         else:
             result = baselines.step(self.scheduler, self.config.scheduler, rng=self.rng_random,  # type: ignore[arg-type]
                                     retired=self.retired, **args)

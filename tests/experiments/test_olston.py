@@ -16,18 +16,32 @@ from staleness_lab.experiments.olston import sweeps as olston
 from staleness_lab.experiments.olston import verdicts as olston_checks
 from staleness_lab.sweeps.named import PROFILES
 from staleness_lab.sweeps.runner import run_grid
+from staleness_lab.viz import sensitivity_map
 
 
 def test_grids_per_profile_carry_the_workflow_digest() -> None:
     sizes = {name: [len(olston.grid(name, p)) for p in PROFILES] for name in olston.SWEEPS}
-    assert sizes == {"table5": [12, 36, 60], "table6": [9, 27, 90], "check12": [2, 2, 6], "ablation": [18, 18, 54],
-                     "scaling": [7, 7, 21]}
+    assert sizes == {"table5": [15, 45, 75], "table6": [21, 81, 270], "check12": [4, 4, 12], "ablation": [18, 18, 54],
+                     "scaling": [7, 7, 21], "sensitivity": [16, 108, 192]}
     assert [r["k"] for r in olston.grid("scaling", "standard")] == list(range(2, 9))
     assert all("workflow_sha256" not in r for r in olston.grid("scaling", "full"))
     digests = {w: olston.load(w).sha256() for w in olston.WORKFLOWS}
     for row in olston.grid("table5", "standard"):
         assert row["workflow_sha256"] == digests[row["workflow"]] and row["hours"] == 336.0
     assert {r["max_scheduler_s"] for r in olston.grid("table6", "standard")} == {olston.TABLE6_BUDGET_S["standard"]}
+    # each reading beside the paper's, run for the schedulers it changes; Table 6's window after a warm-up
+    table6 = pd.DataFrame(olston.grid("table6", "standard"))
+    assert table6.groupby("reading")["scheduler"].unique().map(tuple).to_dict() == {
+        "paper": ("dp", "greedy", "random"), "empty as oldest": ("dp",),
+        "re-invoke until fresh": ("greedy", "random"), "from the start": ("dp", "greedy", "random")}
+    assert set(table6.loc[table6["reading"] == "from the start", "warmup"]) == {0.0}
+    assert set(table6.loc[table6["reading"] != "from the start", "warmup"]) == {olston.TABLE6_WARMUP_H["standard"]}
+    assert {(r["reading"], r["off"]) for r in olston.grid("check12", "quick")} == {
+        ("paper", ""), ("paper", "longterm"), ("readable across channels", ""), ("readable across channels", "longterm")}
+    # the files' calibration is a point of every map
+    for profile in PROFILES:
+        for axes in olston.SENSITIVITY[profile]["axes"].values():
+            assert 0.01 in axes["alpha"] and (1.0 in axes.get("clicks_every", ()) or 1.0 in axes.get("rate_scale", ()))
     with pytest.raises(InputError, match="profile"):
         olston.grid("table5", "huge")
     with pytest.raises(InputError, match="table"):
@@ -198,3 +212,75 @@ def test_operator_runs_are_means_over_each_columns_seeds() -> None:
                            "operator_runs": json.dumps({"is-news": 3})}])
     both = olston_checks.operator_runs(pd.concat([frame, other]), "table5")
     assert set(both.loc[both["workflow"] == "FP", "operator"]) == {"is-news"}  # no CS operator at 0
+
+
+def test_a_row_is_measured_on_its_window_after_the_warm_up() -> None:
+    """Table 6's window (correction 3): lag, cost and calls count from the warm-up's end; a row
+    without warm-up counts the whole run as the run's own summary does."""
+    rows = [{"workflow": "feedback-prioritization", "hours": 2.0, "warmup": w} for w in (0.0, 2.0)]
+    start, after = run_grid("olston-run", rows, cache_dir=None, progress=False).to_dict("records")
+    result = olston.run(olston.load("feedback-prioritization"), olston.RunConfig(seed=1, horizon=2.0))
+    assert start["cost_cpu_h"] == pytest.approx(result.summary["cost_cpu_h"])
+    assert start["plans"] == result.summary["plans"] and start["bounds_broken_before"] == 0
+    # the 5-minute log makes one call per arrival in either window; the news bound broke in the warm-up
+    assert after["plans"] == start["plans"] == 24 and after["bounds_broken_before"] == 1 and after["bounds"] == 2
+    assert after["cost_cpu_h"] != start["cost_cpu_h"]
+
+
+def test_readings_set_their_options_and_stand_in_for_the_paper_rows() -> None:
+    assert olston.options_without("") == olston.Options()
+    assert not olston.options_without("", "empty as oldest").empty_incomparable
+    assert olston.options_without("longterm", "re-invoke until fresh").reinvoke_until_fresh
+    assert olston.options_without("", "readable across channels").readable_across_channels
+    with pytest.raises(InputError, match="reading"):
+        olston.options_without("", "ours")
+    frame = pd.DataFrame([{"scheduler": s, "reading": r} for s, r in [
+        ("dp", "paper"), ("greedy", "paper"), ("random", "paper"), ("greedy", "re-invoke until fresh"),
+        ("random", "re-invoke until fresh")]])
+    mine = olston.reading_frame(frame, "re-invoke until fresh")
+    assert sorted(zip(mine["scheduler"], mine["reading"])) == [
+        ("dp", "paper"), ("greedy", "re-invoke until fresh"), ("random", "re-invoke until fresh")]
+    assert olston.reading_frame(frame, "paper")["reading"].eq("paper").all()
+
+
+def _map(lags: dict[tuple[float, float], tuple[float, float]]) -> pd.DataFrame:
+    """A quick-profile sensitivity frame of SearchPreprocessing: per (clicks_every, alpha), the
+    (Async/Incr, Sync/Incr) lag; costs in order everywhere."""
+    rows = []
+    for (every, alpha), pair in lags.items():
+        for scenario, lag, cost in zip(("async-incr", "sync-incr"), pair, (1.0, 2.0)):
+            rows.append({"workflow": "search-preprocessing", "scenario": scenario, "clicks_every": every,
+                         "alpha": alpha, "rate_scale": 1.0, "status": "ok", "lag_cpu_h": lag, "cost_cpu_h": cost})
+    return pd.DataFrame(rows)
+
+
+def test_a_claim_on_unprinted_numbers_holds_only_over_the_whole_grid() -> None:
+    """Correction 4: holds (differs) only where it does at every point, else undecided with what
+    it depends on and where it holds; a failed run leaves its point undecided."""
+    points = {(0.25, 1e-5): (1.0, 72.0), (0.25, 0.01): (1.0, 3.0), (1.0, 1e-5): (1.0, 2.0), (1.0, 0.01): (1.0, 1.4)}
+    rows = {r["check"]: r for r in olston_checks.sensitivity_checks(_map(points), "quick")}
+    assert rows["map-table5-SP-cost"]["verdict"] == "holds" and rows["map-table5-SP-lag"]["verdict"] == "holds"
+    sp = rows["map-10-sp-lag"]
+    assert (sp["verdict"], sp["reason"], sp["reading"]) == ("undecided", "depends on the unprinted rates and costs", "paper")
+    assert sp["detail"].startswith("undecided (depends on click period and cost per invocation alpha)")
+    assert "holds at 1 of 4 points" in sp["detail"] and "click period 0.25, cost per invocation alpha 1e-05: 72" in sp["detail"]
+    never = olston_checks.sensitivity_checks(_map({k: (1.0, 2.0) for k in points}), "quick")
+    assert {r["check"]: r["verdict"] for r in never}["map-10-sp-lag"] == "differs"
+    broken = _map(points).assign(status=lambda f: ["ok"] * 7 + ["timeout"])
+    tidy = olston_checks.sensitivity(broken)
+    assert tidy.loc[(tidy["x_value"] == 1.0) & (tidy["y_value"] == 0.01), "holds"].isna().all()
+    fig = sensitivity_map(tidy, title="t")
+    assert len(fig.data) == tidy["claim"].nunique()
+    assert [list(row) for row in fig.data[2].z] == [[2.0, 0.0], [0.0, 1.0]]  # 10-sp-lag: alpha rows, period columns
+
+
+def test_verdicts_carry_their_reading_and_a_reading_stands_beside_the_paper() -> None:
+    values = {"dp": [(1, 1, 1)] * 3, "greedy": [(2, 2, 9)] * 3, "random": [(3, 3, 5)] * 3}
+    paper = _table6(values).assign(reading="paper")
+    ours = _table6({"greedy": [(0.5, 2, 9)] * 3}).assign(reading="re-invoke until fresh")
+    table = olston_checks.sweep_checks({"table6": pd.concat([paper, ours], ignore_index=True)}, "test")
+    assert "reading" in table.columns
+    by = {(r.check, r.reading): r.verdict for r in table.itertuples()}
+    assert by[("table6-SP-lag", "paper")] == "holds"
+    assert by[("table6-SP-lag (re-invoke until fresh)", "re-invoke until fresh")] == "differs"
+    assert by[("11", "paper")] == "holds" and by[("11 (re-invoke until fresh)", "re-invoke until fresh")] == "differs"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
 from staleness_lab.workflows.heuristics import compulsory_chains, frontier_sets, minimum, old_rule, overkill_rule
-from staleness_lab.workflows.planner import _below, _his, _keep_maximal
+from staleness_lab.workflows.planner import HiVector, _below, _his, _keep_maximal
 from staleness_lab.workflows.provenance import precedes, prov
 
 CRAWL = [15, 32, 59, 65, 86]
@@ -133,11 +133,18 @@ def test_overkill_prunes_what_an_actual_block_already_satisfies() -> None:
                               min_size=2, max_size=2).map(tuple), max_size=12),
     probe=st.lists(st.sampled_from([frozenset(), frozenset({1.0}), frozenset({2.0}), frozenset({3.0})]),
                    min_size=2, max_size=2).map(tuple),
+    empty_incomparable=st.booleans(),
 )
-def test_rule_e_on_the_maximal_targets_decides_as_on_all(targets, probe) -> None:
+def test_rule_e_on_the_maximal_targets_decides_as_on_all(targets, probe, empty_incomparable) -> None:
     """Rule (e) keeps only the maximal hi-vectors of the generated targets; a target precedes
-    one of all the targets exactly when it precedes one of those."""
-    front: list[tuple[float, ...]] = []
+    one of all the targets exactly when it precedes one of those, under either reading of an
+    empty element (incomparable but with an empty one, or ``hi = -inf``: :func:`precedes`)."""
+    front: list[HiVector] = []
     for t in targets:
-        _keep_maximal(front, _his(t))
-    assert any(precedes(probe, t) for t in targets) == any(_below(_his(probe), m) for m in front)
+        _keep_maximal(front, _his(t, empty_incomparable))
+
+    def below(a, b) -> bool:  # type: ignore[no-untyped-def]
+        same_empty = all(bool(x) == bool(y) for x, y in zip(a, b))
+        return precedes(a, b) and (same_empty or not empty_incomparable)
+
+    assert any(below(probe, t) for t in targets) == any(_below(_his(probe, empty_incomparable), m) for m in front)

@@ -15,6 +15,19 @@ Check 10's ratios are their own rows, undecided whatever the ratio at the digest
 (``depends on the unprinted rates and costs``, correction 7); the detail gives the ratio and
 whether it meets the threshold there.
 
+**Readings** (digest, third-round corrections; :data:`~.sweeps.READINGS`): every verdict row
+carries the ``reading`` it was computed under, ``paper`` (the paper-faithful one) or one of our
+earlier decisions; a verdict a reading changes is shown under both (:func:`sweep_checks`).
+
+**Sensitivity** (correction 4, :func:`sensitivity` and :func:`sensitivity_checks`): Table 5's
+orders and check 10's ratios rest on numbers the paper does not print (click period, cost per
+invocation, log and fetch rates). Over the profile's grid of them, a claim holds (or differs)
+only when it does at every point; otherwise it is undecided (for the unprinted rates and
+costs; for ``budget`` where only failed runs leave it open) and the detail says
+``undecided (depends on ...)`` with where it holds and where not. The workflow files' own
+calibration is one point of the grid, chosen [D], and the Table 5 rows computed on it alone
+say so.
+
 A claim that does not hold differs; nothing here loosens a threshold.
 """
 
@@ -28,8 +41,8 @@ from typing import Any
 
 import pandas as pd
 
-from staleness_lab.experiments.olston.sweeps import WEEK_H, WORKFLOWS, load
-from staleness_lab.experiments.verdicts import BUDGET, COLUMNS, HOLDS, SCALE, UNDECIDED, UNPRINTED_RATES
+from staleness_lab.experiments.olston.sweeps import READINGS, SENSITIVITY, WEEK_H, WORKFLOWS, load, reading_frame
+from staleness_lab.experiments.verdicts import BUDGET, COLUMNS, HOLDS, PAPER, SCALE, UNDECIDED, UNPRINTED_RATES
 from staleness_lab.experiments.verdicts import summary_line as shared_summary_line
 from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.stats import t_quantile_975
@@ -50,6 +63,10 @@ PAPER_TABLE6: dict[str, dict[str, tuple[float, float, float]]] = {
     "CS": {"dp": (4.94, 356, 0.176), "greedy": (96.2, 783, 18.1), "random": (396, 2840, 0.530)},
 }
 METRICS = {"lag": "lag_cpu_h", "cost": "cost_cpu_h", "time": "scheduler_s"}
+#: The paper-faithful reading (:data:`~.sweeps.READINGS`), the vocabulary's.
+PAPER_READING = PAPER
+#: What a Table 5 verdict on the workflow files' calibration says of it (correction 4).
+CHOSEN = "at the workflow files' calibration (alpha 0.01 CPU-h, hourly clicks: chosen [D], not evidence)"
 #: Each table's column parameter, its order as the paper ranks lag and cost, and time's classes
 #: (lowest first; members of one class may come in any order).
 LAYOUT = {
@@ -58,6 +75,16 @@ LAYOUT = {
     "table6": ("scheduler", ("dp", "greedy", "random"), (("dp",), ("random",), ("greedy",))),
 }
 PAPER = {"table5": PAPER_TABLE5, "table6": PAPER_TABLE6}
+
+
+def _read(row: dict[str, Any], reading: str) -> dict[str, Any]:
+    """A verdict row with the reading it was computed under."""
+    return {**row, "reading": reading}
+
+
+def _label(check: str, reading: str) -> str:
+    """A check's label under ``reading``: the paper's bare, ours with the reading's name."""
+    return check if reading == PAPER_READING else f"{check} ({reading})"
 
 
 def _half_width(values: pd.Series) -> float:
@@ -107,10 +134,12 @@ def _order_margin(values: Mapping[str, float], order: Sequence[str]) -> float:
     return min(steps)
 
 
-def order_checks(frame: pd.DataFrame, table: str, profile: str) -> list[dict[str, Any]]:
-    """Per workflow and metric, whether the paper's order holds (module docstring)."""
+def order_checks(frame: pd.DataFrame, table: str, profile: str, reading: str = PAPER_READING) -> list[dict[str, Any]]:
+    """Per workflow and metric, whether the paper's order holds (module docstring), on rows
+    computed under ``reading``."""
     column, order, classes = LAYOUT[table]
     label = "Table 5" if table == "table5" else "Table 6"
+    note = f"; {CHOSEN}" if table == "table5" else ""
     rows = []
     for workflow, short in WORKFLOWS.items():
         mine = frame[frame["workflow"] == workflow]
@@ -123,25 +152,26 @@ def order_checks(frame: pd.DataFrame, table: str, profile: str) -> list[dict[str
                          if table == "table5" else f"{short}: scheduler time DP < RANDOM < GREEDY.")
             else:
                 claim = f"{short}: {metric} " + " < ".join(order) + " (on means and in most seeds)."
-            check = f"{table}-{short}-{metric}"
+            check = _label(f"{table}-{short}-{metric}", reading)
             if len(failed) or mine.empty:
                 detail = "; ".join(f"{r[column]} seed {r['seed']}: {r['status']}" for _, r in failed.iterrows()) or "no runs"
-                rows.append(_row(check, label, claim, None, math.nan, f"undecided: {detail}; means {shown}", profile,
-                                 reason=BUDGET if len(failed) else SCALE))
+                rows.append(_read(_row(check, label, claim, None, math.nan, f"undecided: {detail}; means {shown}",
+                                       profile, reason=BUDGET if len(failed) else SCALE), reading))
                 continue
             if metric == "time":
                 holds = _in_classes(means, classes)
                 margin = min(min(means[b] for b in hi) / max(means[a] for a in lo) - 1
                              for lo, hi in zip(classes, classes[1:]))
-                rows.append(_row(check, label, claim, holds, margin, f"mean seconds: {shown}", profile))
+                rows.append(_read(_row(check, label, claim, holds, margin, f"mean seconds: {shown}", profile), reading))
                 continue
             seeds = sorted(mine["seed"].unique())
             per_seed = [_in_order({c: float(mine.loc[(mine[column] == c) & (mine["seed"] == s), field].iloc[0])
                                    for c in order}, order) for s in seeds]
             agree = sum(per_seed)
             holds = _in_order(means, order) and agree * 2 > len(seeds)
-            rows.append(_row(check, label, claim, holds, _order_margin(means, order),
-                             f"means (CPU-h): {shown}; order in {agree} of {len(seeds)} seeds", profile))
+            rows.append(_read(_row(check, label, claim, holds, _order_margin(means, order),
+                                   f"means (CPU-h): {shown}; order in {agree} of {len(seeds)} seeds{note}", profile),
+                              reading))
     return rows
 
 
@@ -158,14 +188,14 @@ def check10_ratios(frame: pd.DataFrame, profile: str) -> list[dict[str, Any]]:
     def at_calibration(ratio: float, met: bool) -> str:
         if math.isnan(ratio):
             return "no ratio: a run timed out"
-        return f"ratio {ratio:.3g} at the digest's calibration, where the threshold is {'met' if met else 'not met'}"
+        return f"ratio {ratio:.3g} {CHOSEN}, where the threshold is {'met' if met else 'not met'}"
 
-    return [
+    return [_read(row, PAPER_READING) for row in (
         _row("10-fp-cost", "Table 5", "FP: cost Sync/Incr over Async/Incr <= 1.25 (paper 1.03)." + note,
              UNDECIDED, 1.25 - fp, at_calibration(fp, fp <= 1.25), profile, reason=UNPRINTED_RATES),
         _row("10-sp-lag", "Table 5", "SP: lag Sync/Incr over Async/Incr >= 50 (paper about 460)." + note,
              UNDECIDED, sp / 50 - 1, at_calibration(sp, sp >= 50), profile, reason=UNPRINTED_RATES),
-    ]
+    )]
 
 
 def _all(rows: Sequence[Mapping[str, Any]]) -> tuple[bool | None, str | None]:
@@ -178,36 +208,47 @@ def _all(rows: Sequence[Mapping[str, Any]]) -> tuple[bool | None, str | None]:
     return (None if reason is not None else True), reason
 
 
-def check10(order_rows: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Any]:
+def _of(order_rows: Sequence[Mapping[str, Any]], table: str, reading: str, time: bool) -> list[Mapping[str, Any]]:
+    """A table's order rows under ``reading``: those on scheduler time, or on lag and cost."""
+    return [r for r in order_rows if r["check"].startswith(table) and r["reading"] == reading
+            and r["check"].removesuffix(f" ({reading})").endswith("time") == time]
+
+
+def check10(order_rows: Sequence[Mapping[str, Any]], profile: str, reading: str = PAPER_READING) -> dict[str, Any]:
     """Check 10's orderings: lag and cost in the paper's order on every workflow."""
-    mine = [r for r in order_rows if r["check"].startswith("table5") and not r["check"].endswith("time")]
+    mine = _of(order_rows, "table5", reading, time=False)
     failed = [r["check"] for r in mine if r["verdict"] != HOLDS]
     holds, reason = _all(mine)
-    return _row("10", "Table 5", "The lag and cost orderings hold for all workflows (>= 3 seeds).", holds,
-                min((r["margin"] for r in mine), default=math.nan),
-                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile, reason=reason)
+    return _read(_row(_label("10", reading), "Table 5", "The lag and cost orderings hold for all workflows (>= 3 seeds).",
+                      holds, min((r["margin"] for r in mine), default=math.nan),
+                      "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile,
+                      reason=reason), reading)
 
 
-def check11(order_rows: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Any]:
+def check11(order_rows: Sequence[Mapping[str, Any]], profile: str, reading: str = PAPER_READING) -> dict[str, Any]:
     """Check 11: DP < GREEDY < RANDOM on lag and cost, and DP's scheduler time below GREEDY's."""
-    mine = [r for r in order_rows if r["check"].startswith("table6") and not r["check"].endswith("time")]
-    times = [r for r in order_rows if r["check"].startswith("table6") and r["check"].endswith("time")]
+    mine, times = _of(order_rows, "table6", reading, time=False), _of(order_rows, "table6", reading, time=True)
     failed = [r["check"] for r in mine + times if r["verdict"] != HOLDS]
     holds, reason = _all(mine + times)
-    return _row("11", "Table 6", "DP < GREEDY < RANDOM on lag and cost, and DP's scheduler time < GREEDY's.",
-                holds, min((r["margin"] for r in mine), default=math.nan),
-                "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile, reason=reason)
+    return _read(_row(_label("11", reading), "Table 6",
+                      "DP < GREEDY < RANDOM on lag and cost, and DP's scheduler time < GREEDY's.",
+                      holds, min((r["margin"] for r in mine), default=math.nan),
+                      "all hold" if not failed else "not holding or undecided: " + ", ".join(failed), profile,
+                      reason=reason), reading)
 
 
-def check12(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
+def check12(frame: pd.DataFrame, profile: str, reading: str = PAPER_READING) -> dict[str, Any]:
     """Check 12 on CrawlSelection: with rule (e) at most 12 indegree refreshes (runs of ``count``)
     in 10 weeks (pro rata, rounded up, on a shorter run); without it a refresh on most
-    top-unfetched runs after week 1."""
+    top-unfetched runs after week 1; on rows computed under ``reading``."""
     claim = ("CS over 10 weeks: with (e) <= 12 indegree refreshes; without it, a refresh on most "
              "top-unfetched runs after week 1.")
+    check = _label("12", reading)
     if frame.empty or (frame["status"] != "ok").any():
-        return _row("12", "Check 12", claim, None, math.nan, "undecided: a run failed or timed out", profile,
-                    reason=BUDGET if len(frame) else SCALE)
+        why = "; ".join(f"seed {r.seed} {'without' if r.off else 'with'} (e): {r.status} after {r.scheduler_s:.3g} "
+                        "scheduler seconds" for r in frame[frame["status"] != "ok"].itertuples())
+        return _read(_row(check, "Check 12", claim, None, math.nan, f"undecided: {why or 'no runs'}", profile,
+                          reason=BUDGET if len(frame) else SCALE), reading)
     parts, verdicts, margins = [], [], []
     for _, r in frame.iterrows():
         runs, late = json.loads(r["operator_runs"]), json.loads(r["operator_runs_after_1w"])
@@ -224,7 +265,7 @@ def check12(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
             verdicts.append(bool(top) and share > 0.5)
             margins.append(share - 0.5 if top else math.nan)
             parts.append(f"seed {r['seed']} without (e): {count} refreshes over {top} top-unfetched runs after week 1")
-    return _row("12", "Check 12", claim, all(verdicts), min(margins), "; ".join(parts), profile)
+    return _read(_row(check, "Check 12", claim, all(verdicts), min(margins), "; ".join(parts), profile), reading)
 
 
 def _runs_by_operator(rows: pd.DataFrame) -> pd.DataFrame:
@@ -385,7 +426,8 @@ def indegree_reads(frames: Mapping[str, pd.DataFrame], week: float = WEEK_H) -> 
 
 
 def indegree_sources(at: float = WEEK_H + 0.75, every: float = 0.25,
-                     behind: Sequence[float] = (0.0, 0.25, 1.0, 24.0, 167.5)) -> pd.DataFrame:
+                     behind: Sequence[float] = (0.0, 0.25, 1.0, 24.0, 167.5),
+                     reading: str = "readable across channels") -> pd.DataFrame:
     """Which fetch data CrawlSelection's indegrees may be refreshed from at a call at ``at``
     (``now = at + EPSILON``) with a fetch arrival every ``every`` hours from 0 (the digest's 15 minutes): per fetches
     delta from snapshot 0 to the snapshot ``behind`` hours before the latest, whether it is
@@ -394,14 +436,18 @@ def indegree_sources(at: float = WEEK_H + 0.75, every: float = 0.25,
     ``extract-links`` on it, the first step of every indegree refresh (``offered``).
 
     Rule (e) (§6.3) ignores a potential block only for a later one of its type on its channel:
-    with one readable snapshot the indegrees have one possible target, and nothing to ignore."""
+    with one readable snapshot the indegrees have one possible target, and nothing to ignore.
+    ``reading``: the reading's options (:data:`~.sweeps.READINGS`); under the paper's, which
+    checks generated blocks only, every delta is readable (correction 5)."""
     from staleness_lab.workflows.blocks import DELTA, Block
     from staleness_lab.workflows.candidates import Pool
     from staleness_lab.workflows.context import EPSILON
     from staleness_lab.workflows.provenance import prov
     from staleness_lab.workflows.schedule import Scheduler
 
-    scheduler = Scheduler(load("crawl-selection"))
+    from staleness_lab.experiments.olston.sweeps import options_without
+
+    scheduler = Scheduler(load("crawl-selection"), options=options_without("", reading))
     times = [k * every for k in range(int(at // every) + 1)]
     ctx = scheduler.context(at + EPSILON, {}, {"fetches": times})
     gen = scheduler.generator(ctx, [])
@@ -548,7 +594,7 @@ def worked_examples(profile: str = "live") -> pd.DataFrame:
     rows.append(_row("E3-run", "Tables 1-3", "The example plans at each crawl arrival (32, 59, 65, 86): the one-sided "
                      "join, except at 59, where it would exceed the 1-day inconsistency bound and a batch re-join runs.",
                      ok, 0.0 if ok else -1.0, f"calls at {calls}; variants {variants}", profile))
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame([_read(r, PAPER_READING) for r in rows], columns=COLUMNS)
 
 
 def check14(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
@@ -601,27 +647,126 @@ def scaling_check(frame: pd.DataFrame, profile: str) -> dict[str, Any]:
                 profile)
 
 
+def readings_of(frame: pd.DataFrame) -> list[str]:
+    """The readings a table's rows were run under, the paper's first (a row without one: the paper's)."""
+    found = set(frame["reading"]) if "reading" in frame else {PAPER_READING}
+    return [r for r in READINGS if r in found]
+
+
+def _under(frame: pd.DataFrame, reading: str, column: str) -> pd.DataFrame:
+    return frame if "reading" not in frame else reading_frame(frame, reading, column)
+
+
 def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str) -> pd.DataFrame:
-    """Every verdict from the tables' frames (those present)."""
+    """Every verdict from the tables' frames (those present), each table's under every reading
+    its rows were run under (a reading's rows stand in for the paper's where it changes them)."""
     rows: list[dict[str, Any]] = []
     order_rows: list[dict[str, Any]] = []
     for table in ("table5", "table6"):
         if table in frames:
-            order_rows += order_checks(frames[table], table, profile)
+            column = LAYOUT[table][0]
+            for reading in readings_of(frames[table]):
+                order_rows += order_checks(_under(frames[table], reading, column), table, profile, reading)
     rows += order_rows
     if "table5" in frames:
-        rows += [check10(order_rows, profile), *check10_ratios(frames["table5"], profile)]
+        rows += [check10(order_rows, profile, r) for r in readings_of(frames["table5"])]
+        rows += check10_ratios(_under(frames["table5"], PAPER_READING, "scenario"), profile)
+    if "sensitivity" in frames:
+        rows += sensitivity_checks(frames["sensitivity"], profile)
     if "table6" in frames:
-        rows.append(check11(order_rows, profile))
+        rows += [check11(order_rows, profile, r) for r in readings_of(frames["table6"])]
     if "check12" in frames:
-        rows.append(check12(frames["check12"], profile))
+        frame = frames["check12"]
+        rows += [check12(frame[frame["reading"] == r] if "reading" in frame else frame, profile, r)
+                 for r in readings_of(frame)]
     if "brute_force" in frames:
-        rows.append(check7(frames["brute_force"], profile))
+        rows.append(_read(check7(frames["brute_force"], profile), PAPER_READING))
     if "scaling" in frames:
-        rows.append(scaling_check(frames["scaling"], profile))
+        rows.append(_read(scaling_check(frames["scaling"], profile), PAPER_READING))
     if "spark" in frames:
-        rows.append(check14(frames["spark"], profile))
+        rows.append(_read(check14(frames["spark"], profile), PAPER_READING))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# -- the sensitivity map (correction 4) ----------------------------------------------------------
+
+#: Names of the unprinted numbers a map varies (``olston-run`` parameters).
+NUMBERS = {"alpha": "cost per invocation alpha (CPU-h)", "clicks_every": "click period (h)",
+           "rate_scale": "input rows per arrival (x the file's)"}
+#: Check 10's ratio claims: workflow, metric, threshold, whether the ratio must reach it (>=) or stay at most it.
+RATIOS = {"10-fp-cost": ("feedback-prioritization", "cost", 1.25, False),
+          "10-sp-lag": ("search-preprocessing", "lag", 50.0, True)}
+
+
+def _axes(frame: pd.DataFrame, workflow: str) -> tuple[str, str]:
+    """The two numbers the map varies for ``workflow`` (the profile's grid; the first two a
+    frame's rows vary when its profile is not known)."""
+    for spec in SENSITIVITY.values():
+        axes = spec["axes"].get(workflow)
+        if axes is not None and all(a in frame for a in axes):
+            x, y = axes
+            return x, y
+    raise ValueError(f"no sensitivity axes for {workflow}")
+
+
+def sensitivity(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per workflow, grid point and claim, the value and whether the claim holds there, tidy
+    (``workflow, x, x_value, y, y_value, claim, value, holds``): each workflow's lag and cost
+    order over the scenarios the grid ran (Table 5, on one seed; value: the smallest step
+    ratio minus 1), and check 10's ratios (value: the ratio). A point with a failed run: holds
+    None."""
+    rows = []
+    for workflow, short in WORKFLOWS.items():
+        mine = frame[frame["workflow"] == workflow]
+        if mine.empty:
+            continue
+        x, y = _axes(mine, workflow)
+        order = [c for c in LAYOUT["table5"][1] if c in set(mine["scenario"])]
+        for (a, b), point in mine.groupby([x, y], sort=True):
+            ok = bool((point["status"] == "ok").all())
+            by = point.set_index("scenario")
+            base = {"workflow": short, "x": x, "x_value": float(a), "y": y, "y_value": float(b)}
+            for metric in ("lag", "cost"):
+                values = {c: float(by.loc[c, METRICS[metric]]) for c in order}
+                rows.append({**base, "claim": f"table5-{short}-{metric}", "value": _order_margin(values, order),
+                             "holds": _in_order(values, order) if ok else None})
+            for claim, (w, metric, threshold, at_least) in RATIOS.items():
+                if w == workflow:
+                    ratio = float(by.loc["sync-incr", METRICS[metric]] / by.loc["async-incr", METRICS[metric]])
+                    holds = (ratio >= threshold if at_least else ratio <= threshold) if ok else None
+                    rows.append({**base, "claim": claim, "value": ratio, "holds": holds})
+    columns = ["workflow", "x", "x_value", "y", "y_value", "claim", "value", "holds"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def sensitivity_checks(frame: pd.DataFrame, profile: str) -> list[dict[str, Any]]:
+    """Per claim of the map (:func:`sensitivity`): holds (differs) when it does (does not) at
+    every point of the grid, else undecided, the detail saying on what it depends and where it
+    holds and where not."""
+    found = sensitivity(frame)
+    rows = []
+    for claim, points in found.groupby("claim", sort=False):
+        x, y = points["x"].iloc[0], points["y"].iloc[0]
+        where = {v: ", ".join(f"({NUMBERS[x].split(' (')[0]} {r.x_value:g}, {NUMBERS[y].split(' (')[0]} {r.y_value:g}: "
+                              f"{r.value:.3g})" for r in points.itertuples() if r.holds is v)
+                 for v in (True, False, None)}
+        decided = points["holds"].dropna()
+        mixed = decided.any() and not decided.all()
+        holds = bool(decided.all()) if len(decided) == len(points) and not mixed else None
+        reason = UNPRINTED_RATES if mixed else BUDGET if holds is None else None
+        scenarios = sorted(set(frame["scenario"]), key=LAYOUT["table5"][1].index)
+        claimed = (f"{claim}: " + " < ".join(scenarios) if claim.startswith("table5")
+                   else f"{claim}: the ratio as check 10 states it") + f", over the grid of {NUMBERS[x]} x {NUMBERS[y]}."
+        depends = (f"undecided (depends on {NUMBERS[x].split(' (')[0]} and {NUMBERS[y].split(' (')[0]}); " if mixed
+                   else "undecided (runs failed at some points); " if holds is None else "")
+        detail = (f"{depends}holds at {sum(v is True for v in points['holds'])} of {len(points)} points "
+                  f"[{where[True] or '-'}]; not at [{where[False] or '-'}]"
+                  + (f"; failed runs at [{where[None]}]" if where[None] else "")
+                  + "; the files' calibration (alpha 0.01, hourly clicks, scale 1) is one point, chosen [D]")
+        margin = float(points["value"].min()) if claim.startswith("table5") else math.nan
+        rows.append(_read(_row(f"map-{claim}", "Table 5", claimed, holds, margin, detail, profile, reason=reason),
+                          PAPER_READING))
+    return rows
 
 
 def summary_line(table: pd.DataFrame, profile: str) -> str:
