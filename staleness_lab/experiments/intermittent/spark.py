@@ -50,6 +50,8 @@ ALL_QUERIES = ("Q1", "Q3", "Q4", "Q6", "Q9", "Q10", "Q12", "Q14", "Q19", "CQ1", 
 MAX_SCALE = 10.0
 MAX_PARTS = 5000
 MAX_RUNS = 100
+#: Every executed plan is measured at least this many times (digest, third-round correction 2).
+MIN_REPETITIONS = 5
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,12 @@ class SparkProfile:
     schemes: tuple[str, ...]          # Fig. 7's schemes
     deterministic_time: float         # CP-SAT's limit per phase
     split_runs: tuple[int, int] = (2, 3)  # Fig. 4's warm-ups and repeats of a whole k-batch run
+    repetitions: int = MIN_REPETITIONS    # runs of every executed plan (hybrid rows)
+
+    def __post_init__(self) -> None:
+        if not MIN_REPETITIONS <= self.repetitions <= MAX_RUNS:
+            raise InputError("repetitions", f"must be between {MIN_REPETITIONS} and {MAX_RUNS} (a verdict on "
+                                            f"executed plans rests on a distribution), got {self.repetitions}")
 
     @property
     def splits(self) -> tuple[int, ...]:
