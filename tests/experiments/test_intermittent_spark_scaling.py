@@ -56,7 +56,7 @@ def test_missing_or_malformed_fits_are_refused_naming_the_file(tmp_path: Path) -
 def test_fig4_uses_the_batch_counts_dividing_the_parts() -> None:
     assert xs.PROFILES["full"].splits == xs.PAPER_SPLITS  # 900 parts: every count of the paper
     assert xs.PROFILES["standard"].splits == (1, 2, 9, 15, 30)
-    assert xs.PROFILES["quick"].splits == (1, 2, 4)
+    assert xs.PROFILES["quick"].splits == (1, 2)
     assert list(xs.PROFILES["full"].runs) == ["Run-1", "Run-2", "Run-3", "Run-4"]
     assert xh.fits_digest({"a": 1}) != xh.fits_digest({"a": 2})
 
@@ -191,7 +191,7 @@ def test_every_plan_repeats_round_after_round_each_round_in_a_fresh_order() -> N
     setup = xs.PROFILES["quick"]
     fig6, multi = xh.hybrid_grids(setup, "fits", "digest")
     assert len(fig6) == len(xh.MARGINS) * len(setup.queries) * len(setup.factors) * setup.repetitions
-    assert len(multi) == len(xh.MULTI_MARGINS) * len(setup.schemes) * len(setup.rhos) * setup.repetitions
+    assert len(multi) == len(setup.multi_margins) * len(setup.schemes) * len(setup.rhos) * setup.repetitions
     for name, grid in (("intermittent-spark-fig6", fig6), ("intermittent-spark-multi", multi)):
         exp = get_experiment(name)
         assert all(exp.complete(row)["repetition"] < setup.repetitions for row in grid)
@@ -215,3 +215,17 @@ def test_the_hybrid_fig7_verdict_leaves_the_scaled_models_planned_misses_to_the_
     slowest = checks.hybrid_fig7_check(frame, "full", "slowest")
     assert slowest["check"] == "hybrid-fig7-slowest" and slowest["holds"] is True and slowest["margin"] == 0
     assert "EDF at ρ 0.2: 0 missed (planned 8, late in 0 of 5 runs)" in slowest["detail"]
+    # a profile that runs no plan under a margin (the quick one's Fig. 7 runs none only) judges nothing
+    absent = checks.hybrid_fig7_check(frame[frame["margin"] == "none"], "quick", "slowest")
+    assert absent["holds"] is None and absent["detail"] == "this profile runs no plan under this margin"
+
+
+def test_table2_shows_the_four_single_batches_at_every_scale_and_judges_them_at_sf_1() -> None:
+    split = pd.DataFrame([{"query": q, "k": 1, "seconds": s} for q, s in
+                          (("CQ1", 0.40), ("CQ2", 0.41), ("CQ3", 0.70), ("CQ4", 0.40), ("Q14", 0.3))])
+    small = checks.table2_check(split, "quick", 0.01)
+    assert small["holds"] is None and small["margin"] == pytest.approx(-0.01)
+    assert small["detail"].startswith("CQ1 0.40 s (paper 17.86), CQ2 0.41 s") and "judged at the full profile" in small["detail"]
+    full = checks.table2_check(split.assign(seconds=[1.7, 1.8, 3.1, 3.3, 1.0]), "full", 1.0)
+    assert full["holds"] is True and full["margin"] == pytest.approx(1.3)
+    assert checks.table2_check(split[split["query"] != "CQ4"], "full", 1.0)["holds"] is None  # CQ4 not run

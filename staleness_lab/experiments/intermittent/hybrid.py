@@ -328,21 +328,21 @@ def _unplanned_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
             "late_beyond_tolerance": nan, "violations": 0, "wrong_results": ""}
 
 
-#: The planning margins Fig. 7's rows run under (its rows are the profile's costliest): the
-#: paper's plan and the worst-case one.
+#: The planning margins Fig. 7's verdicts judge (a profile runs its ``multi_margins`` of them:
+#: its rows are the costliest): the paper's plan and the worst-case one.
 MULTI_MARGINS = ("none", "slowest")
 
 
 def hybrid_grids(setup: Any, costmodels: str | Path, digest: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The rows of ``intermittent-spark-fig6`` and ``intermittent-spark-multi`` for the profile
     ``setup`` (a :class:`~staleness_lab.experiments.intermittent.spark.SparkProfile`): Fig. 6
-    under every margin for each query and factor, Fig. 7 under :data:`MULTI_MARGINS` for each
-    scheme and ρ with the profile's queries together, every plan :attr:`repetitions` times
+    under every margin for each query and factor, Fig. 7 under the profile's ``multi_margins``
+    for each scheme and ρ with the profile's queries together, every plan ``repetitions`` times
     (:func:`repeated`)."""
     where = dict(scale=setup.scale, parts=setup.parts, costmodels=str(costmodels), fits=digest)
     fig6 = [dict(query=q, f=f, margin=m, **where) for m in MARGINS for q in setup.queries for f in setup.factors]
     multi = [dict(scheme=s, rho=r, queries=",".join(setup.queries), deterministic_time=setup.deterministic_time,
-                  margin=m, **where) for m in MULTI_MARGINS for s in setup.schemes for r in setup.rhos]
+                  margin=m, **where) for m in setup.multi_margins for s in setup.schemes for r in setup.rhos]
     return repeated(fig6, setup.repetitions), repeated(multi, setup.repetitions)
 
 

@@ -76,8 +76,11 @@ def fig4_check(split: pd.DataFrame, profile: str) -> dict[str, Any]:
                 detail, profile)
 
 
-def table2_check(split: pd.DataFrame, profile: str) -> dict[str, Any]:
-    """Table 2's file-based row: CQ3 and CQ4 (≈360K and 1.5M groups) cost more than CQ1 and CQ2."""
+def table2_check(split: pd.DataFrame, profile: str, scale: float) -> dict[str, Any]:
+    """Table 2's file-based row: CQ3 and CQ4 (≈360K and 1.5M groups) cost more than CQ1 and CQ2.
+    Every profile runs the four single batches; below SF 1 their groups are too few to outweigh
+    a batch's fixed overhead (at SF 0.01 all four cost ≈ 0.4 s, their order noise), so the numbers
+    are shown and the claim is judged at the full profile, as Fig. 3's R is."""
     claim = ("Table 2 (file-based, one batch): CQ3 and CQ4 cost more than CQ1 and CQ2 "
              "(17.9, 18.9, 32.0, 32.5 s at the paper's scale).")
     single = split[split["k"] == 1].set_index("query")["seconds"]
@@ -87,6 +90,10 @@ def table2_check(split: pd.DataFrame, profile: str) -> dict[str, Any]:
                     f"this profile does not run {', '.join(missing)}", profile)
     margin = float(min(single["CQ3"], single["CQ4"]) - max(single["CQ1"], single["CQ2"]))
     detail = ", ".join(f"{q} {single[q]:.2f} s (paper {PAPER_TABLE2[q]:g})" for q in PAPER_TABLE2)
+    if scale < 1:
+        return _row("table2", "Table 2", claim, None, margin,
+                    f"{detail}. At SF {scale:g} a single batch costs mostly Spark's fixed overhead whatever its "
+                    "groups: judged at the full profile (SF 1)", profile)
     return _row("table2", "Table 2", claim, margin > 0, margin, detail, profile)
 
 
@@ -301,6 +308,9 @@ def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
     suffix, how = _MARGIN_WORDS[margin]
     claim = f"Fig. 7 (hybrid): EDF and LLF miss deadlines only at 0.1D, with Spark's measured durations ({how})."
     frame = by_plan(_planned_with(frame, margin), MULTI_PLAN)
+    if frame.empty:
+        return _row("hybrid-fig7" + suffix, "Fig. 7", claim, None, math.nan,
+                    "this profile runs no plan under this margin", profile)
     mine = frame[frame["scheme"].isin(["edf", "llf"])]
     loose = mine[mine["rho"] > 0.1]
     detail = "; ".join(f"{r.scheme.upper()} at ρ {r.rho:g}: {_count(r.misses)} missed (planned {_count(r.planned_misses)}, "
