@@ -28,14 +28,14 @@ def check_quick_run(path: Path, after: str = "") -> nbformat.NotebookNode:
     every figure drawn by the offline renderer; the executed notebook. ``after``: code run in a
     cell appended to the notebook (e.g. to save a frame the test then reads)."""
     source = nbformat.read(path, as_version=4)
-    last = len(source.cells) - 1
     if after:
         source.cells.append(nbformat.v4.new_code_cell(after))
     nb = execute_notebook(path, QUICK, progress=False, source=source)
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     assert read_verdict(nb), "the notebook ends with record_verdict(...)"
-    assert any(VERDICT_MIMETYPE in o.get("data", {}) for o in nb.cells[last].outputs)
+    last = nb.cells[-2] if after else nb.cells[-1]  # the notebook's own last cell
+    assert any(VERDICT_MIMETYPE in o.get("data", {}) for o in last.outputs)
     figures = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
     assert all("Plotly.newPlot" in o.data["text/html"] for o in figures)  # the offline renderer
     return nb

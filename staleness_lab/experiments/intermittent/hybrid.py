@@ -68,7 +68,8 @@ from typing import Any
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.intermittent.spark import ALL_QUERIES, DATA_PARAMS, MAX_RUNS, QUERY_PARAM, tpch_data
+from staleness_lab.experiments.intermittent.spark import (ALL_QUERIES, DATA_PARAMS, MAX_RUNS, QUERY_PARAM,
+                                                          SparkProfile, tpch_data)
 from staleness_lab.intermittent import FixedRate, Query, QuerySet
 from staleness_lab.intermittent.costs import parse_agg_cost, parse_cost
 from staleness_lab.intermittent.deadlines import c7, with_deadlines
@@ -333,12 +334,12 @@ def _unplanned_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
 MULTI_MARGINS = ("none", "slowest")
 
 
-def hybrid_grids(setup: Any, costmodels: str | Path, digest: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def hybrid_grids(setup: SparkProfile, costmodels: str | Path,
+                 digest: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The rows of ``intermittent-spark-fig6`` and ``intermittent-spark-multi`` for the profile
-    ``setup`` (a :class:`~staleness_lab.experiments.intermittent.spark.SparkProfile`): Fig. 6
-    under every margin for each query and factor, Fig. 7 under the profile's ``multi_margins``
-    for each scheme and ρ with the profile's queries together, every plan ``repetitions`` times
-    (:func:`repeated`)."""
+    ``setup``: Fig. 6 under every margin for each query and factor, Fig. 7 under the profile's
+    ``multi_margins`` for each scheme and ρ with the profile's queries together, every plan
+    ``repetitions`` times (:func:`repeated`)."""
     where = dict(scale=setup.scale, parts=setup.parts, costmodels=str(costmodels), fits=digest)
     fig6 = [dict(query=q, f=f, margin=m, **where) for m in MARGINS for q in setup.queries for f in setup.factors]
     multi = [dict(scheme=s, rho=r, queries=",".join(setup.queries), deterministic_time=setup.deterministic_time,
