@@ -16,6 +16,7 @@ from staleness_lab.experiments.intermittent import hybrid as xh
 from staleness_lab.experiments.intermittent import spark as xs
 from staleness_lab.experiments.intermittent import spark_verdicts as checks
 from staleness_lab.intermittent.deadlines import with_deadlines
+from staleness_lab.spark.intermittent.streaming import files_per_trigger
 from staleness_lab.sweeps.registry import get_experiment
 
 FIT = {"cost": {"kind": "linear", "S": 0.41234, "R": 0.0123}, "agg_cost": {"kind": "linear", "a0": 0.3, "a1": 0.01}}
@@ -56,9 +57,11 @@ def test_missing_or_malformed_fits_are_refused_naming_the_file(tmp_path: Path) -
 def test_fig4_uses_the_batch_counts_dividing_the_parts() -> None:
     assert xs.PROFILES["full"].splits == xs.PAPER_SPLITS  # 900 parts: every count of the paper
     assert xs.PROFILES["standard"].splits == (1, 2, 9, 15, 30)
-    assert xs.PROFILES["quick"].splits == (1, 2)
+    assert xs.PROFILES["quick"].splits == (1, 2, 4)
     assert list(xs.PROFILES["full"].runs) == ["Run-1", "Run-2", "Run-3", "Run-4"]
     assert xh.fits_digest({"a": 1}) != xh.fits_digest({"a": 2})
+    # every profile's 10-minute trigger holds more files than the default's one (the multi-query claim compares them)
+    assert all(files_per_trigger("10min", p.parts) > 1 for p in xs.PROFILES.values())
 
 
 def test_fitted_coefficients_are_rounded_up_to_a_grid_finer_than_a_millisecond_per_file(tmp_path: Path) -> None:
