@@ -2,7 +2,8 @@
 and its executed-plan part run a second time: which verdicts hold must not change between two
 runs of the same commit (digest, third-round correction 2).
 
-Its run is the suite's longest (about five minutes on 2 cores), so it has a file of its own:
+The two runs together are the suite's longest test (no longer than the notebook's run alone
+was before the quick profile shrank to a smoke run), so it has a file of its own:
 pytest-xdist keeps a file on one worker, and ``tests/conftest.py`` starts this file first, so
 the other worker runs the other notebooks meanwhile instead of queueing them behind it.
 """
