@@ -26,15 +26,21 @@ def run(path: Path, parameters: dict) -> nbformat.NotebookNode:
     return execute_notebook(path, parameters, progress=False)
 
 
-def check_quick_run(path: Path) -> nbformat.NotebookNode:
+def check_quick_run(path: Path, after: str = "") -> nbformat.NotebookNode:
     """Run ``path`` with :data:`QUICK`: no error output, the verdict recorded in the last cell,
     every figure drawn by the offline renderer, and a paper's verdict table in the vocabulary,
-    one ledger row per verdict, their counts those of the verdict line; the executed notebook."""
-    nb = run(path, QUICK)
+    one ledger row per verdict, their counts those of the verdict line; the executed notebook.
+    ``after``: code run in a cell appended to the notebook (e.g. to save a frame the test then
+    reads)."""
+    source = nbformat.read(path, as_version=4)
+    if after:
+        source.cells.append(nbformat.v4.new_code_cell(after))
+    nb = execute_notebook(path, QUICK, progress=False, source=source)
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     assert read_verdict(nb), "the notebook ends with record_verdict(...)"
-    assert any(VERDICT_MIMETYPE in o.get("data", {}) for o in nb.cells[-1].outputs)
+    last = nb.cells[-2] if after else nb.cells[-1]  # the notebook's own last cell
+    assert any(VERDICT_MIMETYPE in o.get("data", {}) for o in last.outputs)
     figures = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
     assert all("Plotly.newPlot" in o.data["text/html"] for o in figures)  # the offline renderer
     check_claims(path.stem, nb)

@@ -260,7 +260,7 @@ def test_hybrid_multi_needs_distinct_catalogue_queries(queries: str, monkeypatch
     monkeypatch.setattr(xh, "read_fits", lambda *a: pytest.fail("read the fits before checking queries"))
     with pytest.raises(InputError, match=r"^queries: must list distinct catalogue queries"):
         xh.hybrid_multi(scheme="llf", rho=1.0, queries=queries, scale=0.01, parts=20, delta_rsf=0.5, seed=0,
-                        deterministic_time=1.0, costmodels="", fits="", margin="none")
+                        deterministic_time=1.0, costmodels="", fits="", margin="none", repetition=0)
 
 
 def _shown(bound: float) -> str:

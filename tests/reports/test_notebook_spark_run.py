@@ -1,17 +1,45 @@
-"""Notebook 05 (the intermittent queries measured on Spark) executed with the quick parameters.
+"""Notebook 05 (the intermittent queries measured on Spark) executed with the quick parameters,
+and its executed-plan part run a second time: which verdicts hold must not change between two
+runs of the same commit (digest, third-round correction 2).
 
-Its run is the suite's longest (about five minutes on 2 cores), so it has a file of its own:
+The two runs together are the suite's longest test (no longer than the notebook's run alone
+was before the quick profile shrank to a smoke run), so it has a file of its own:
 pytest-xdist keeps a file on one worker, and ``tests/conftest.py`` starts this file first, so
 the other worker runs the other notebooks meanwhile instead of queueing them behind it.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from notebook_runs import SPARK_NOTEBOOK, check_quick_run
+from staleness_lab.experiments.intermittent import hybrid as xh
+from staleness_lab.experiments.intermittent import spark as xs
+from staleness_lab.experiments.intermittent import spark_verdicts as checks
+from staleness_lab.sweeps.runner import run_grid
+
+
+def executed_plan_verdicts(profile: str) -> dict[str, str]:
+    """The notebook's executed-plan part (the hybrid rows of Figs. 6-7 and their verdicts) run in
+    this process on the fits the notebook wrote: each verdict (holds, differs, undecided)."""
+    setup = xs.profile_of(profile)
+    costmodels = xs.costmodels_dir(setup)
+    fig6_rows, multi_rows = xh.hybrid_grids(setup, costmodels, xh.fits_digest(xh.read_fits(costmodels, setup.queries)))
+    fig6 = run_grid("intermittent-spark-fig6", fig6_rows, cache_dir=None, progress=False)
+    multi = run_grid("intermittent-spark-multi", multi_rows, cache_dir=None, progress=False)
+    return {v["check"]: v["verdict"] for v in checks.hybrid_checks(fig6, multi, profile)}
 
 
 @pytest.mark.heavy(300)
-def test_the_spark_notebook_executes_with_quick_parameters() -> None:
-    check_quick_run(SPARK_NOTEBOOK)
+def test_the_spark_notebook_executes_with_quick_parameters_and_its_executed_plans_judge_alike_twice(
+        request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    saved = tmp_path / "hybrid-verdicts.json"
+    check_quick_run(SPARK_NOTEBOOK, after=f"pd.DataFrame(hybrid_verdicts).to_json({str(saved)!r}, orient='records')")
+    first = {v["check"]: v["verdict"] for v in json.loads(saved.read_text(encoding="utf-8"))}
+    assert {"hybrid-fig6", "hybrid-fig7", "executed"} <= set(first)
+    assert first["executed"] == "holds"  # every execution kept the invariants and merged to the one-shot result
+    request.getfixturevalue("spark")  # the shared session, started once the notebook's kernel has ended
+    assert executed_plan_verdicts("quick") == first

@@ -82,7 +82,7 @@ def test_an_online_scheme_runs_on_spark_with_measured_durations(data: TpchData, 
     assert no_leftovers(tmp_path) == []
 
 
-def test_an_offline_plan_starts_each_step_no_earlier_than_planned(data: TpchData, tmp_path: Path) -> None:
+def test_an_offline_plan_starts_each_batch_no_earlier_than_planned(data: TpchData, tmp_path: Path) -> None:
     qs = query_set("Q1", "CQ1")
     t = Fraction
     planned = BatchPlan(qs, "hand", (
@@ -92,13 +92,44 @@ def test_an_offline_plan_starts_each_step_no_earlier_than_planned(data: TpchData
     run = execute(planned, data, out=tmp_path / "hand")
     assert run.violations == []
     frame = run.batches.sort_values(["start"]).reset_index(drop=True)
-    assert (frame["start"] >= frame["planned_start"]).all()
+    data_batches = frame[frame["kind"] == "batch"]
+    assert (data_batches["start"] >= data_batches["planned_start"]).all()
     assert sorted(zip(frame["query"], frame["planned_start"])) == [("CQ1", 10.0), ("Q1", 3.0), ("Q1", 8.0), ("Q1", 9.0)]
-    # steps follow one another on the one executor: each starts at max(planned, previous end)
+    # steps follow one another on the one executor: a batch starts at max(planned, previous end),
+    # the merge right after Q1's last batch (the step before it)
     for prev, step in zip(frame.itertuples(), frame.iloc[1:].itertuples()):
-        assert step.start == max(step.planned_start, prev.end)
+        assert step.start == (max(step.planned_start, prev.end) if step.kind == "batch" else prev.end)
     assert not (tmp_path / "hand" / "partials" / "CQ1").exists()
     assert len(list((tmp_path / "hand" / "partials" / "Q1").iterdir())) == 2
+    assert_results_equal_reference(run, data)
+
+
+def test_a_merge_starts_when_its_last_batch_ends_or_its_executor_frees(data: TpchData, tmp_path: Path) -> None:
+    """Both merges are planned at 30 s, long after their batches (planned 4 and 8 s, measured well
+    under a second each): Q6's starts at its last batch's end on a free executor; Q14's executor
+    runs CQ1's whole batch (planned before the merge) first, so Q14's merge starts when that ends."""
+    qs = parse_queryset({
+        "executors": 2, "delta_rsf": 0.5, "c_max": 1.0,
+        "queries": [{"name": n, "arrivals": {"ws": 1, "rate": 1, "N": PARTS}, "deadline": 40,
+                     "cost": {"kind": "linear", "S": 0.4, "R": 0.2}, "agg_cost": {"kind": "linear", "a0": 0.2, "a1": 0.1}}
+                    for n in ("Q6", "Q14", "CQ1")],
+    })
+    t = Fraction
+    planned = BatchPlan(qs, "hand", (
+        batch("Q6", 0, t(4), t(5), 1, 4), batch("Q6", 0, t(8), t(9), 5, 8), aggregate("Q6", 0, t(30), t(31), 2),
+        batch("Q14", 1, t(4), t(5), 1, 4), batch("Q14", 1, t(8), t(9), 5, 8),
+        batch("CQ1", 1, t(9), t(12), 1, 8), aggregate("Q14", 1, t(30), t(31), 2),
+    ))
+    run = execute(planned, data, out=tmp_path / "merge")
+    assert run.violations == []
+    steps = run.batches.set_index(["query", "batch"])
+    q6_last, q6_merge = steps.loc[("Q6", 2)], steps.loc[("Q6", 3)]
+    assert q6_merge["kind"] == "aggregate" and q6_merge["planned_start"] == 30.0
+    assert q6_merge["start"] == q6_last["end"] < 30
+    q14_last, q14_merge, cq1 = steps.loc[("Q14", 2)], steps.loc[("Q14", 3)], steps.loc[("CQ1", 1)]
+    assert cq1["start"] == max(9.0, q14_last["end"])
+    assert q14_merge["start"] == cq1["end"] > q14_last["end"]
+    assert q14_merge["start"] < 30
     assert_results_equal_reference(run, data)
 
 

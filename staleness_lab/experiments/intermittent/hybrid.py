@@ -43,6 +43,14 @@ the unscaled fits: the problem is the same, only the planner's view of the costs
 * ``"slowest"``: m = the fit's largest under-prediction of any calibration run (each point's
   slowest repeat), the observed worst-case execution time that real-time schedulability
   analysis plans with.
+
+**Repetitions** (digest, third-round correction 2). Measured lateness is a distribution: one run
+per plan with a 1 ms overrun counted as a miss made verdicts change between renders. Each row is
+one ``repetition`` of its plan (the plan is the same in every repetition; an online scheme decides
+again on each run's durations), warm, and :func:`repeated` orders a grid's repetitions afresh in
+every round, so a slow spell of the machine falls on different plans. A row carries its
+``lateness`` (the latest query's completion minus its deadline) and ``late_beyond_tolerance``,
+the queries that finish more than :func:`tolerance` after their deadline.
 """
 
 from __future__ import annotations
@@ -50,8 +58,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import random
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -59,7 +68,8 @@ from typing import Any
 import pandas as pd
 
 from staleness_lab.errors import InputError
-from staleness_lab.experiments.intermittent.spark import ALL_QUERIES, DATA_PARAMS, QUERY_PARAM, tpch_data
+from staleness_lab.experiments.intermittent.spark import (ALL_QUERIES, DATA_PARAMS, MAX_RUNS, QUERY_PARAM,
+                                                          SparkProfile, tpch_data)
 from staleness_lab.intermittent import FixedRate, Query, QuerySet
 from staleness_lab.intermittent.costs import parse_agg_cost, parse_cost
 from staleness_lab.intermittent.deadlines import c7, with_deadlines
@@ -86,6 +96,13 @@ MARGIN_PARAM = Param("margin", str, "none", "the planner's costs: none (the fits
                      "the fit's largest under-prediction of calibration's medians or slowest runs)", choices=MARGINS)
 #: CP-SAT's deterministic limit per phase (the profiles use 1-10).
 MAX_DETERMINISTIC_TIME = 600.0
+#: A query counts as late only when it finishes more than max(LATE_SHARE·D, LATE_FLOOR) seconds
+#: after its deadline D (digest, third-round correction 2: "late only beyond 1 % of D or 10 ms,
+#: whichever is larger"); D in virtual seconds from time 0, the window opening at 1 s.
+LATE_SHARE = 0.01
+LATE_FLOOR = 0.010
+REPETITION_PARAM = Param("repetition", int, 0, "which repetition of the plan (rows differing only here run the "
+                         "same plan again, warm)", ge=0, le=MAX_RUNS)
 
 
 # -- measured query sets ---------------------------------------------------------------------------
@@ -211,6 +228,23 @@ def _gridded(model: Mapping[str, Any], factor: Fraction = Fraction(1)) -> dict[s
 # -- hybrid rows -------------------------------------------------------------------------------------
 
 
+def tolerance(deadline: float) -> float:
+    """How late past ``deadline`` a measured completion may be before it counts as a miss:
+    ``max(1 % of D, 10 ms)`` (:data:`LATE_SHARE`, :data:`LATE_FLOOR`)."""
+    return max(LATE_SHARE * float(deadline), LATE_FLOOR)
+
+
+def repeated(rows: Sequence[Mapping[str, Any]], repetitions: int, seed: int = 0) -> list[dict[str, Any]]:
+    """``rows`` (one per plan) ``repetitions`` times, round after round, each round in a fresh
+    seeded order and each row with its ``repetition`` number (module docstring)."""
+    out: list[dict[str, Any]] = []
+    for k in range(repetitions):
+        order = list(range(len(rows)))
+        random.Random(f"{seed}-{k}").shuffle(order)
+        out += [{**rows[i], "repetition": k} for i in order]
+    return out
+
+
 def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict[str, Any]:
     """Planned (cost model) against measured (Spark) misses, cost and completion, and whether
     every query's result equals its one-shot reference."""
@@ -220,6 +254,8 @@ def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict
     wrong = [name for name, result in run.results.items()
              if compare_results(name, result, data.reference_result(name)) is not None]
     min_total = float(sum((q.min_cost for q in qs.queries), Fraction(0)))
+    done = realized.queries
+    lateness = done["completion"] - done["deadline"]
     return {
         "status": planned.status,
         "batches": int((realized.batches["kind"] == "batch").sum()),
@@ -232,6 +268,8 @@ def _executed_row(qs: QuerySet, planned: BatchPlan, run: Any, data: Any) -> dict
         "completion": float(realized.queries["completion"].max()),
         "last_deadline": float(max(q.deadline for q in qs.queries)),
         "late": ",".join(realized.queries.loc[realized.queries["late"].fillna(False).astype(bool), "query"]),
+        "lateness": float(lateness.max()),
+        "late_beyond_tolerance": int((lateness > done["deadline"].map(tolerance)).sum()),
         "violations": len(run.violations),
         "wrong_results": ",".join(wrong),
     }
@@ -287,8 +325,43 @@ def _unplanned_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
     nan = math.nan
     return {"status": plan.status, "batches": 0, "planned_misses": nan, "misses": nan, "planned_cost": nan,
             "measured_cost": nan, "normalized_cost": nan, "planned_completion": nan, "completion": nan,
-            "last_deadline": float(max(q.deadline for q in qs.queries)), "late": "", "violations": 0,
-            "wrong_results": ""}
+            "last_deadline": float(max(q.deadline for q in qs.queries)), "late": "", "lateness": nan,
+            "late_beyond_tolerance": nan, "violations": 0, "wrong_results": ""}
+
+
+#: The planning margins Fig. 7's verdicts judge (a profile runs its ``multi_margins`` of them:
+#: its rows are the costliest): the paper's plan and the worst-case one.
+MULTI_MARGINS = ("none", "slowest")
+
+
+def hybrid_grids(setup: SparkProfile, costmodels: str | Path,
+                 digest: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows of ``intermittent-spark-fig6`` and ``intermittent-spark-multi`` for the profile
+    ``setup``: Fig. 6 under every margin for each query and factor, Fig. 7 under the profile's
+    ``multi_margins`` for each scheme and ρ with the profile's queries together, every plan
+    ``repetitions`` times (:func:`repeated`)."""
+    where = dict(scale=setup.scale, parts=setup.parts, costmodels=str(costmodels), fits=digest)
+    fig6 = [dict(query=q, f=f, margin=m, **where) for m in MARGINS for q in setup.queries for f in setup.factors]
+    multi = [dict(scheme=s, rho=r, queries=",".join(setup.queries), deterministic_time=setup.deterministic_time,
+                  margin=m, **where) for m in setup.multi_margins for s in setup.schemes for r in setup.rhos]
+    return repeated(fig6, setup.repetitions), repeated(multi, setup.repetitions)
+
+
+#: CP-SAT's plans in this process, by planning query set and limit (:func:`_optimal_plan`).
+_optimal: dict[tuple[str, float], BatchPlan] = {}
+
+
+def _optimal_plan(planning: QuerySet, deterministic_time: float) -> BatchPlan:
+    """CP-SAT's plan of ``planning`` on one worker, solved once per process for all the plan's
+    repetitions (one worker and a deterministic limit make the solve repeatable: the cache only
+    saves its time)."""
+    from staleness_lab.intermittent.schemes import make_plan
+
+    key = (repr(planning), deterministic_time)
+    if key not in _optimal:
+        _optimal[key] = make_plan(planning, "optimal", workers=1, deterministic_time=deterministic_time,
+                                  max_model_terms=None)  # sized by the profile
+    return _optimal[key]
 
 
 @experiment(
@@ -299,13 +372,14 @@ def _unplanned_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
     Param("costmodels", str, "", "directory of the measured fits (calibration's output)"),
     Param("fits", str, "", "digest of the fits (a cached row is reused only with the same fits)"),
     MARGIN_PARAM,
+    REPETITION_PARAM,
 )
 def hybrid_fig6(query: str, f: float, scale: float, parts: int, costmodels: str, fits: str,
-                margin: str) -> pd.DataFrame:
+                margin: str, repetition: int) -> pd.DataFrame:
     """Fig. 6 in hybrid mode: Algorithm 1's plan for one query under its measured cost model
     (scaled by the planning ``margin``, module docstring), executed on Spark after a warm-up
     (:func:`_warm_up`); whether the deadline ``we + f·Cost(N)`` of the unscaled model is met with
-    the measured durations."""
+    the measured durations, in this ``repetition`` of the plan."""
     from staleness_lab.spark.intermittent import execute
 
     if not f > 0:
@@ -345,15 +419,15 @@ def hybrid_fig6(query: str, f: float, scale: float, parts: int, costmodels: str,
     Param("costmodels", str, "", "directory of the measured fits (calibration's output)"),
     Param("fits", str, "", "digest of the fits (a cached row is reused only with the same fits)"),
     MARGIN_PARAM,
+    REPETITION_PARAM,
 )
 def hybrid_multi(scheme: str, rho: float, queries: str, scale: float, parts: int, delta_rsf: float, seed: int,
-                 deterministic_time: float, costmodels: str, fits: str, margin: str) -> pd.DataFrame:
+                 deterministic_time: float, costmodels: str, fits: str, margin: str, repetition: int) -> pd.DataFrame:
     """Figs. 6-7 in hybrid mode: the queries sharing one executor with A5's deadlines at ρ (from
     the unscaled fits); an online policy decides with Spark's measured durations, the CP-SAT plan
-    is executed as planned, both on the cost models scaled by the planning ``margin`` (module
-    docstring) and after a warm-up (:func:`_warm_up`); planned (cost model) against measured
-    misses and cost."""
-    from staleness_lab.intermittent.schemes import make_plan
+    (:func:`_optimal_plan`) is executed as planned, both on the cost models scaled by the planning
+    ``margin`` (module docstring) and after a warm-up (:func:`_warm_up`); planned (cost model)
+    against measured misses and cost, in this ``repetition`` of the plan."""
     from staleness_lab.spark.intermittent import dispatch, execute
 
     if not rho > 0:
@@ -369,8 +443,7 @@ def hybrid_multi(scheme: str, rho: float, queries: str, scale: float, parts: int
     planning = planning_queryset(qs, measured, margin)
     data = tpch_data(scale, parts)
     if scheme == "optimal":
-        plan = make_plan(planning, "optimal", workers=1, deterministic_time=deterministic_time,
-                         max_model_terms=None)  # sized by the profile
+        plan = _optimal_plan(planning, deterministic_time)
     else:
         plan = model_dispatch(planning, scheme)
     if plan.status != "ok":

@@ -14,10 +14,13 @@ files); it arrives at the query's ``InputTime(k)`` (``ws + (k-1)/λ`` at a fixed
 sleeps, and a step's start is a virtual time from which its measured duration runs.
 
 * :func:`execute` runs an offline plan (Algorithm 1, the exact DP, the CP-SAT optimum, or any
-  :class:`~staleness_lab.intermittent.BatchPlan`): each step starts at the later of its planned
-  start and its executor's free time (an aggregation also after its query's last batch), so a
-  batch slower than its model delays what follows; ``planned_start``/``planned_end`` keep the
-  plan's times next to the realized ones. Steps run in realized-start order.
+  :class:`~staleness_lab.intermittent.BatchPlan`): a data batch starts at the later of its
+  planned start and its executor's free time (its tuples arrive by the planned start); a final
+  merge starts when its query's last batch ends, or when its executor frees if later, never at
+  its planned start (paper sec. 6.1: the final aggregation is invoked once all batches have been
+  processed; digest, third-round correction 1), so batches that finish early pass their slack to
+  the merge. A batch slower than its model delays what follows; ``planned_start``/``planned_end``
+  keep the plan's times next to the realized ones. Steps run in realized-start order.
 * :func:`dispatch` runs an online scheme (``llf``, ``edf``, ``sjf``, ``rr``, with the suffixes
   ``-nominbatch`` and ``-unknown-n``) through part 1's dispatcher with this runner, so its
   decisions see the measured durations.
@@ -228,8 +231,9 @@ def _run(qs: QuerySet, scheme: str, data: TpchData, names: Mapping[str, str], ou
 
 
 def _realize(plan: BatchPlan, runner: SparkRunner, progress: bool) -> list[Step]:
-    """Run ``plan``'s steps: each at the later of its planned start, its executor's free time
-    and (an aggregation) its query's last batch end, in realized-start order."""
+    """Run ``plan``'s steps in realized-start order: a batch at the later of its planned start
+    and its executor's free time, a merge at the later of its query's last batch end and its
+    executor's free time (:func:`realized_start`)."""
     from tqdm.auto import tqdm
 
     qs = plan.queryset
@@ -249,8 +253,7 @@ def _realize(plan: BatchPlan, runner: SparkRunner, progress: bool) -> list[Step]
             step = queue[0]
             if step.kind != BATCH and batches_left[step.query]:
                 continue  # its query's batches (on other executors) are not all done
-            start = max(step.start, free[executor], batches_end[step.query] if step.kind != BATCH else Fraction(0))
-            candidates.append((start, executor))
+            candidates.append((realized_start(step, free[executor], batches_end[step.query]), executor))
         start, executor = min(candidates)
         step = queues[executor].pop(0)
         query = qs.query(step.query)
@@ -267,6 +270,15 @@ def _realize(plan: BatchPlan, runner: SparkRunner, progress: bool) -> list[Step]
         bar.update()
     bar.close()
     return done
+
+
+def realized_start(step: Step, executor_free: Fraction, last_batch_end: Fraction) -> Fraction:
+    """When an executed ``step`` starts: a data batch at the later of its planned start and its
+    executor's free time; a final merge at the later of its query's last batch end and its
+    executor's free time, whatever its planned start (module docstring)."""
+    if step.kind == BATCH:
+        return max(step.start, executor_free)
+    return max(last_batch_end, executor_free)
 
 
 def _batches_frame(realized: BatchPlan, planned: BatchPlan | None) -> pd.DataFrame:
