@@ -95,7 +95,7 @@ def table2_check(split: pd.DataFrame, profile: str, scale: float) -> dict[str, A
     if scale < 1:
         return _row("table2", "Table 2", claim, None, margin,
                     f"{detail}. At SF {scale:g} a single batch costs mostly Spark's fixed overhead whatever its "
-                    "groups: judged at the full profile (SF 1)", profile)
+                    "groups: judged at the full profile (SF 1)", profile, reason=SCALE)
     return _row("table2", "Table 2", claim, margin > 0, margin, detail, profile)
 
 
@@ -314,7 +314,7 @@ def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
     frame = by_plan(_planned_with(frame, margin), MULTI_PLAN)
     if frame.empty:
         return _row("hybrid-fig7" + suffix, "Fig. 7", claim, None, math.nan,
-                    "this profile runs no plan under this margin", profile)
+                    "this profile runs no plan under this margin", profile, reason=SCALE)
     mine = frame[frame["scheme"].isin(["edf", "llf"])]
     loose = mine[mine["rho"] > 0.1]
     detail = "; ".join(f"{r.scheme.upper()} at ρ {r.rho:g}: {_count(r.misses)} missed (planned {_count(r.planned_misses)}, "
@@ -322,7 +322,7 @@ def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
     detail += f"; {LATE_RULE}"
     few = _too_few(mine)
     if few:
-        return _row("hybrid-fig7" + suffix, "Fig. 7", claim, None, math.nan, f"{detail}; {few}", profile)
+        return _row("hybrid-fig7" + suffix, "Fig. 7", claim, None, math.nan, f"{detail}; {few}", profile, reason=SCALE)
     flagged = sorted({q for f in frame["minbatch_flagged"] for q in str(f).split(",") if q})
     if margin == "none" and len(loose) and (loose["planned_misses"] > 0).any():
         c_max = float(frame["c_max"].iloc[0])
