@@ -98,7 +98,7 @@ def _paper_tables() -> dict[str, pd.DataFrame]:
         "bateni": pd.DataFrame([bateni.check7(None, None, "quick"), bateni.check11(None, "quick"),
                                 bateni.check12(None, "quick"), bateni.erratum_smith()], columns=COLUMNS),
         "intermittent": intermittent.sweep_checks({}, "quick"),
-        "spark": pd.DataFrame([spark_verdicts.table2_check(empty_split, "quick"),
+        "spark": pd.DataFrame([spark_verdicts.table2_check(empty_split, "quick", 0.01),
                                spark_verdicts.hybrid_fig6_check(empty_hybrid.assign(margin="none"), "quick"),
                                spark_verdicts.executed_check([empty_hybrid], "quick")], columns=COLUMNS),
         "olston": olston.sweep_checks({"check12": pd.DataFrame({"status": []}), "brute_force":
