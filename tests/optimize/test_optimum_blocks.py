@@ -24,23 +24,13 @@ from staleness_lab.optimize.time_blocks import cuts, spans
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from bench_optimum import poisson_workload  # noqa: E402
+from optimum_strategies import replayed_workloads  # noqa: E402
 
 
-@st.composite
-def spread_workloads(draw: st.DrawFn) -> dict[str, Any]:
+def spread_workloads() -> st.SearchStrategy[dict[str, Any]]:
     """At most 3 tables and 7 updates on p <= 2 tracks, releases spread over (0, 6] on a 0.1
     grid, so that most instances have instants with nothing running (cuts)."""
-    n_tables = draw(st.integers(1, 3))
-    counts = [1] * n_tables
-    for _ in range(draw(st.integers(0, 7 - n_tables))):
-        counts[draw(st.integers(0, n_tables - 1))] += 1
-    tables = []
-    for k, n in enumerate(counts):
-        ticks = sorted(draw(st.lists(st.integers(1, 60), min_size=n, max_size=n, unique=True)))
-        tables.append({"name": f"t{k}", "arrivals": [t / 10 for t in ticks],
-                       "alpha": draw(st.sampled_from([0, 0, 0.2])), "beta": draw(st.sampled_from([0.05, 0.1, 0.25, 0.5])),
-                       "priority": draw(st.sampled_from([1, 1, 2, 0.5]))})
-    return {"tracks": draw(st.integers(1, 2)), "horizon": 100, "tables": tables}
+    return replayed_workloads(7, 60, alphas=(0, 0, 0.2), betas=(0.05, 0.1, 0.25, 0.5))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

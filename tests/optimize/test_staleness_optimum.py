@@ -20,6 +20,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from optimum_strategies import replayed_workloads
 
 import staleness_lab as sl
 from staleness_lab.cli import main
@@ -124,20 +125,9 @@ def test_brute_force_refuses_more_than_seven_updates() -> None:
 # -- properties ---------------------------------------------------------------------------------------
 
 
-@st.composite
-def small_workloads(draw: st.DrawFn) -> dict[str, Any]:
+def small_workloads() -> st.SearchStrategy[dict[str, Any]]:
     """At most 3 tables and 6 updates, p <= 2, releases on a 0.1 grid, beta in a small set."""
-    n_tables = draw(st.integers(1, 3))
-    counts = [1] * n_tables
-    for _ in range(draw(st.integers(0, 6 - n_tables))):
-        counts[draw(st.integers(0, n_tables - 1))] += 1
-    tables = []
-    for k, n in enumerate(counts):
-        ticks = sorted(draw(st.lists(st.integers(1, 40), min_size=n, max_size=n, unique=True)))
-        tables.append({"name": f"t{k}", "arrivals": [t / 10 for t in ticks],
-                       "alpha": draw(st.sampled_from([0, 0, 0, 0.2])), "beta": draw(st.sampled_from([0.1, 0.25, 0.5, 1])),
-                       "priority": draw(st.sampled_from([1, 1, 2, 0.5]))})
-    return {"tracks": draw(st.integers(1, 2)), "horizon": 100, "tables": tables}
+    return replayed_workloads(6, 40, alphas=(0, 0, 0, 0.2), betas=(0.1, 0.25, 0.5, 1))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
