@@ -13,7 +13,7 @@ from staleness_lab.experiments.verdicts import check_table, coverage_table, verd
 
 
 def test_the_worked_examples_hold_as_verdict_rows() -> None:
-    table = check_table(ex.examples())
+    table = check_table(pd.concat([ex.examples(), pd.DataFrame(ex.sec72_checks())], ignore_index=True))
     assert list(table["check"]) == ["E4", "E5", "E6", "E7", "E8", "E9-CS", "7.2-lag", "7.2-cost"]
     assert (table["verdict"] == "holds").all(), table.loc[table["verdict"] != "holds", "detail"].tolist()
     assert (table["margin"] >= 0).all() and set(table["reading"]) == {"paper"} and set(table["profile"]) == {"live"}
@@ -45,7 +45,7 @@ def test_sec72_shows_our_crawl_selection_row_beside_unjudged() -> None:
 
 
 def test_coverage_names_only_checks_the_reports_compute() -> None:
-    olston_table = pd.concat([olston.worked_examples(), ex.examples(),
+    olston_table = pd.concat([olston.worked_examples(), ex.examples(), pd.DataFrame(ex.sec72_checks()),
                               pd.DataFrame([verdict_row(c, "Table 5", "c", True, 0.0, "d") for c in
                                             ("10", "10-fp-cost", "10-sp-lag", "11", "12")])], ignore_index=True)
     shown = coverage_table(ex.COVERAGE, olston_table)
