@@ -149,3 +149,20 @@ def summary_line(table: pd.DataFrame, profile: str, subject: str) -> str:
     if found:
         line += f"; findings: {', '.join(found)}"
     return line
+
+
+def coverage_table(items: list[tuple[str, tuple[str, ...], str]], table: pd.DataFrame) -> pd.DataFrame:
+    """Each numbered figure, table and worked example of a paper (``items``: the item, the
+    checks of ``table`` that judge it, a note), with those checks' verdicts, or, naming no check,
+    the note saying why it is not reproduced here (or which report judges it). A named check
+    missing from ``table`` is refused (:class:`ValueError` naming the item)."""
+    verdicts = dict(zip(table["check"].astype(str), table["verdict"]))
+    rows = []
+    for item, checks, note in items:
+        missing = [c for c in checks if c not in verdicts]
+        if missing:
+            raise ValueError(f"coverage: {item} names check(s) {', '.join(missing)} the verdict table lacks")
+        if not checks and not note:
+            raise ValueError(f"coverage: {item} has neither a check nor a reason")
+        rows.append({"item": item, "verdicts": "; ".join(f"{c}: {verdicts[c]}" for c in checks) or "-", "note": note})
+    return pd.DataFrame(rows, columns=["item", "verdicts", "note"])

@@ -11,45 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+from staleness_lab.experiments.olston.examples import e8_fixture as fixture  # the report's E8 row runs it too
 from staleness_lab.workflows.blocks import BASE, DELTA, Block
-from staleness_lab.workflows.brute_force import LAYOUTS  # the E8 join's layouts
-from staleness_lab.workflows.candidates import BlockGen, OpView
-from staleness_lab.workflows.context import Options, PlanContext, channel_kinds
-from staleness_lab.workflows.costs import Rates
-from staleness_lab.workflows.planner import OutputSpec, plan
-from staleness_lab.workflows.propagate import EffectiveBounds
+from staleness_lab.workflows.context import Options
+from staleness_lab.workflows.planner import plan
 from staleness_lab.workflows.provenance import prov
-
-CRAWL = [15, 32, 59, 65, 86]
-CLICKS = [0, 25, 49, 73]
-DIGEST_ROWS = {32: 1, 59: 1, 65: 1, 86: 2}  # rows of each crawl delta (all inserts)
-CLICK_BASE_ROWS = {0: 0, 25: 1, 49: 2, 73: 2}
-CLICK_DELTAS = {(0, 25): (1, 0), (25, 49): (3, 1), (49, 73): (4, 2)}  # (rows, deletions)
-
-
-def fixture(t: float, t_inc: float, head):  # type: ignore[no-untyped-def]
-    now = t + 0.01
-    bounds = {  # heuristic (c): the output's bounds projected onto its feeders
-        "output": EffectiveBounds((0.0, None), t_inc),
-        "digests": EffectiveBounds((0.0,), t_inc),
-        "scores": EffectiveBounds((24.0,), t_inc),
-    }
-    ctx = PlanContext(
-        layouts=LAYOUTS, bounds=bounds, arrivals={"digests": CRAWL, "scores": CLICKS}, now=now,
-        heads={"output": head}, kinds=channel_kinds({"output": None}, ["digests", "scores"], "async-incr"),
-        keyed={"digests": False, "scores": True, "output": False},
-    )
-    join = OpView("join", "join", ("digests", "scores"), ("output",), 1.0, Rates(), (True, True))
-    gen = BlockGen(ctx, [join], weak={})
-    live = [Block("digests", BASE, prov(15), rows=0), Block("output", BASE, prov(15, 25), rows=0)]
-    crawl = [c for c in CRAWL if c <= t]
-    live += [Block("digests", DELTA, prov(b), prov(a), rows=DIGEST_ROWS[b]) for a, b in zip(crawl, crawl[1:])]
-    clicks = [c for c in CLICKS if c <= t]
-    live += [Block("scores", BASE, prov(c), rows=CLICK_BASE_ROWS[c]) for c in clicks]
-    live += [Block("scores", DELTA, prov(b), prov(a), rows=CLICK_DELTAS[a, b][0], deletes=CLICK_DELTAS[a, b][1])
-             for a, b in zip(clicks, clicks[1:])]
-    outputs = {"output": OutputSpec(frozenset({BASE, DELTA}), head)}
-    return ctx, gen, {b: frozenset() for b in live}, outputs
 
 
 @pytest.mark.parametrize("longterm", [True, False], ids=["rule-e-on", "rule-e-off"])

@@ -36,13 +36,18 @@ from staleness_lab.experiments.verdicts import summary_line as shared_summary_li
 from staleness_lab.experiments.verdicts import verdict_row as _row
 from staleness_lab.intermittent import AggCost, QuerySet, load_queryset
 from staleness_lab.intermittent.deadlines import a5_deadlines, c7, with_deadlines
-from staleness_lab.intermittent.dispatch import dispatch
+from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.single import algorithm1, exact
 
 F = Fraction
 E5_FILE = "data/intermittent/e5.yaml"
 SYNTHETIC_NOTE = " (synthetic costs: the paper publishes no cost curves)"
+#: Why Figs. 7, 10 and 11 are undecided on the synthetic set (digest, third-round correction 3).
+NO_FITS = ("undecided on synthetic costs: these figures' misses (SJF's alone separate their cells) and batch sizes "
+           "follow the cost curves, and no measured SF 1 fits are shipped yet (run with costmodels=DIR)")
+#: Beside every verdict on the variable rates (digest, third-round correction 3).
+VR_NOTE = "; the VR1-VR4 rate curves are ours (the paper prints none, Fig. 9 only draws them)"
 
 
 def _triples(plan: Any) -> list[tuple[Fraction, Fraction, int]]:
@@ -300,16 +305,16 @@ def fig6_checks(frame: pd.DataFrame | None, profile: str, synthetic: bool = True
     return [a, b]
 
 
-def _per_policy(what: str, found: Mapping[str, list[str]], normalized: float) -> str:
+def _per_policy(what: str, found: Mapping[str, list[str]], normalized: float, synthetic: bool = True) -> str:
     """``what: EDF a, b; LLF none; ...; mean normalized cost 1.47`` (a verdict's detail)."""
     listed = "; ".join(f"{policy.upper()} {', '.join(items) or 'none'}" for policy, items in found.items())
-    return f"{what}: {listed}; mean normalized cost {normalized:.3f}{SYNTHETIC_NOTE}"
+    return f"{what}: {listed}; mean normalized cost {normalized:.3f}{SYNTHETIC_NOTE if synthetic else ''}"
 
 
 PAPER_FIG7 = {"edf": [0.1], "llf": [0.1], "sjf": [0.1, 0.2], "rr": [0.1, 0.2, 0.4]}
 
 
-def fig7_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
+def fig7_check(frame: pd.DataFrame | None, profile: str, synthetic: bool = True) -> dict[str, Any]:
     claim = ("Fig. 7: with MinBatch, EDF and LLF miss only at 0.1D, SJF at 0.2D and 0.1D, RR at 0.4D, 0.2D and 0.1D "
              "(a miss counts at a ρ where most seeds miss); normalized cost ≈ 1.5 (within 1.4-1.6).")
     if frame is None:
@@ -319,30 +324,53 @@ def fig7_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
     norm = float(frame["normalized_cost"].mean())
     differ = [p for p in PAPER_FIG7 if got[p] != PAPER_FIG7[p]]
     cost_ok = 1.4 <= norm <= 1.6
-    detail = _per_policy("misses at ρ", {p: [f"{r:g}" for r in got[p]] for p in got}, norm)
-    return _row("fig7", "Fig. 7", claim, not differ and cost_ok, -float(len(differ)) if differ else min(norm - 1.4, 1.6 - norm),
-                detail, profile)
+    detail = _per_policy("misses at ρ", {p: [f"{r:g}" for r in got[p]] for p in got}, norm, synthetic)
+    margin = -float(len(differ)) if differ else min(norm - 1.4, 1.6 - norm)
+    return _judged("fig7", "Fig. 7", claim, not differ and cost_ok, margin, detail, profile, synthetic)
+
+
+def _judged(check: str, figure: str, claim: str, outcome: bool, margin: float, detail: str, profile: str,
+            synthetic: bool) -> dict[str, Any]:
+    """A claim the measured cost fits decide (digest, third-round correction 3): judged on them,
+    undecided (synthetic costs) on the synthetic set, what it would have said kept in the detail."""
+    if not synthetic:
+        return _row(check, figure, claim, outcome, margin, detail, profile)
+    return _row(check, figure, claim, None, margin, f"{NO_FITS}; on the synthetic set it would "
+                f"{'hold' if outcome else 'differ'}: {detail}", profile, reason=SYNTHETIC_COSTS)
+
+
+def _late_text(rhos: list[float]) -> str:
+    return ", ".join(f"{r:g}" for r in rhos) or "none"
 
 
 def fig8_check(frame: pd.DataFrame | None, profile: str, synthetic: bool = True) -> dict[str, Any]:
-    claim = ("Fig. 8: without MinBatch, EDF and LLF miss from 0.4D on (with MinBatch they pass down to 0.2D), at 10× "
-             "(EDF) and 7× (LLF) the MinBatch cost; a miss counts at a ρ where most seeds miss.")
+    """Fig. 8 at every deadline factor the profile ran: without MinBatch a policy misses exactly
+    at ρ <= 0.4 ("both EDF and LLF failed for 0.4D", passing above it), with MinBatch at no
+    ρ >= 0.2 ("passed cases up to 0.2D")."""
+    claim = ("Fig. 8: without MinBatch, EDF and LLF miss from 0.4D on and meet every deadline above it (with MinBatch "
+             "they pass down to 0.2D), at 10× (EDF) and 7× (LLF) the MinBatch cost; a miss counts at a ρ where most "
+             "seeds miss; judged at every deadline factor run.")
     if frame is None:
         return _missing("fig8", claim, "Fig. 8", profile)
-    parts, ok = [], True
+    parts, wrong = [], 0
+    rhos = sorted(set(frame["rho"]), reverse=True)
     for policy, paper_ratio in (("edf", 10.0), ("llf", 7.0)):
         plain, mb = _late_rhos(frame, policy, False), _late_rhos(frame, policy, True)
         ratio = float(frame[(frame["policy"] == policy) & ~frame["minbatch"]]["total_cost"].mean()
                       / frame[(frame["policy"] == policy) & frame["minbatch"]]["total_cost"].mean())
-        fails_from = all(r in plain for r in (0.4, 0.2, 0.1))
-        ok = ok and fails_from and not any(r >= 0.2 for r in mb) and (synthetic or ratio >= paper_ratio)
-        parts.append(f"{policy.upper()}: no-MinBatch misses at ρ {', '.join(f'{r:g}' for r in plain) or 'none'}, "
-                     f"MinBatch at {', '.join(f'{r:g}' for r in mb) or 'none'}, cost ratio {ratio:.1f}× "
-                     f"(paper {paper_ratio:g}×)")
+        plain_off = [r for r in rhos if (r in plain) != (r <= 0.4)]
+        mb_off = [r for r in mb if r >= 0.2]
+        wrong += len(plain_off) + len(mb_off) + (0 if synthetic or ratio >= paper_ratio else 1)
+        above, below = [r for r in plain_off if r > 0.4], [r for r in plain_off if r <= 0.4]
+        parts.append(f"{policy.upper()}: no-MinBatch misses at ρ {_late_text(plain)}"
+                     + (f" (also above 0.4D, at {_late_text(above)})" if above else "")
+                     + (f" (not at {_late_text(below)})" if below else "")
+                     + f", MinBatch at {_late_text(mb)}, cost ratio {ratio:.1f}× (paper {paper_ratio:g}×)")
+    parts.append(f"ρ run: {_late_text(rhos)}")
     if synthetic:
         parts.append("the cost ratio is not judged: it is set by the per-batch overheads of the unpublished TPC-H "
                      "curves" + SYNTHETIC_NOTE)
-    return _row("fig8", "Fig. 8", claim, ok, 0.0 if ok else -1.0, "; ".join(parts), profile)
+    return _row("fig8", "Fig. 8", claim, wrong == 0, -float(wrong), "; ".join(parts), profile)
 
 
 PAPER_PROFILES = {
@@ -357,7 +385,7 @@ PROFILE_CLAIMS = {
 }
 
 
-def profile_check(name: str, frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
+def profile_check(name: str, frame: pd.DataFrame | None, profile: str, synthetic: bool = True) -> dict[str, Any]:
     label = "Fig. 10" if name == "fig10" else "Fig. 11"
     if frame is None:
         return _missing(name, PROFILE_CLAIMS[name], label, profile)
@@ -366,37 +394,85 @@ def profile_check(name: str, frame: pd.DataFrame | None, profile: str) -> dict[s
     differ = [p for p in got if got[p] != PAPER_PROFILES[name][p]]
     norm = float(frame["normalized_cost"].mean())
     cost_ok = name != "fig10" or 1.8 <= norm <= 2.2
-    detail = _per_policy("fails under", {p: sorted(got[p]) for p in got}, norm)
-    return _row(name, label, PROFILE_CLAIMS[name], not differ and cost_ok, -float(len(differ)) if differ else 0.0,
-                detail, profile)
+    detail = _per_policy("fails under", {p: sorted(got[p]) for p in got}, norm, synthetic) + VR_NOTE
+    return _judged(name, label, PROFILE_CLAIMS[name], not differ and cost_ok, -float(len(differ)) if differ else 0.0,
+                   detail, profile, synthetic)
 
 
-def alg1_loss_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
-    claim = ("C1: Algorithm 1 is optimal for linear costs (the paper); refuted by digest correction 1: measured here as "
-             "how often it costs more than the exact DP or says no plan where one exists.")
+#: Figs. 10 and 11's numbers [P, sec. 7]: the measure, the profile with more of it, the other, and
+#: the paper's values (mean over seeds per policy here; the paper names no policy).
+VR_NUMBERS = {
+    "fig10-batches": ("Fig. 10", "fig10", "batches", "VR4", "FR", (410, 329),
+                      "Fig. 10 (0.1D, δRSF = 100 %): the slower rate takes more batches, 410 in all under VR4 against "
+                      "329 under FR (×1.25): late files are processed as they come when a MinBatch is due."),
+    "fig11-last": ("Fig. 11", "fig11", "last_batch_files", "FR", "VR4", (5620, 832),
+                   "Fig. 11 (0.2D, δRSF = 50 %): far fewer files are left for the last batches under the slower rate, "
+                   "5,620 in all under FR against 832 under VR4 (÷6.8)."),
+}
+
+
+def vr_number_check(name: str, frame: pd.DataFrame | None, profile: str, synthetic: bool = True) -> dict[str, Any]:
+    """Fig. 10's batch counts or Fig. 11's last-batch files (:data:`VR_NUMBERS`): holds when the
+    profile the paper gives more of it has more under every policy (mean over seeds, planned
+    runs only); the counts, their ratio and the paper's beside. Undecided on the synthetic set
+    (digest, third-round correction 3), as Figs. 10 and 11 are."""
+    label, sweep, column, more, fewer, paper, claim = VR_NUMBERS[name]
     if frame is None:
-        return _missing("alg1", claim, "C1", profile)
-    lin = frame[frame["cost_kind"] == "linear"]
+        return _missing(name, claim, label, profile)
+    ok = frame[frame["status"] == "ok"]
+    means = ok.groupby(["policy", "profile"])[column].mean()
+    parts, ratios = [], []
+    for policy in POLICIES:
+        if (policy, more) in means and (policy, fewer) in means:
+            a, b = float(means[policy, more]), float(means[policy, fewer])
+            ratios.append(a / b if b else math.inf)
+            parts.append(f"{policy.upper()} {a:.0f} under {more} against {b:.0f} under {fewer} (×{ratios[-1]:.2f})")
+    if not ratios:
+        return _row(name, label, claim, None, math.nan, f"no planned run under both {more} and {fewer}", profile,
+                    reason=SCALE)
+    detail = (f"{column.replace('_', ' ')}, mean over seeds: " + "; ".join(parts)
+              + f"; the paper {paper[0]:,} against {paper[1]:,} (×{paper[0] / paper[1]:.2f})" + VR_NOTE)
+    return _judged(name, label, claim, min(ratios) > 1, min(ratios) - 1, detail, profile, synthetic)
+
+
+def alg1_loss_check(frame: pd.DataFrame | None, profile: str, regime: bool = False) -> dict[str, Any]:
+    """C1 on the linear draws (``regime``: only those with R < 1/λ, the paper's regime, where
+    a tuple costs less than its inter-arrival time)."""
+    name, where = ("alg1-regime", " with R < 1/λ (the paper's regime)") if regime else ("alg1", "")
+    claim = (f"C1: Algorithm 1 is optimal for linear costs{where} (the paper); refuted by digest correction 1: "
+             "measured here as how often it costs more than the exact DP or says no plan where one exists.")
+    if frame is None:
+        return _missing(name, claim, "C1", profile)
     summary = loss_summary(frame)
-    losses = int((lin["excess"] > 1e-12).sum() + lin["false_no_plan"].sum())
+    mine = summary[summary["cost_kind"] == (LINEAR_REGIME if regime else "linear")]
+    if mine.empty or not int(mine["instances"].iloc[0]):
+        return _row(name, "C1", claim, None, math.nan, "no linear draw in the regime", profile, reason=SCALE)
+    losses = int(mine["costlier"].iloc[0] + mine["false_no_plan"].iloc[0])
     detail = "; ".join(
         f"{r.cost_kind}: {r.instances} instances, costlier {r.costlier} (mean excess {r.mean_excess:.3g}, max "
         f"{r.max_excess:.3g}), false no-plan {r.false_no_plan}" for r in summary.itertuples())
-    return _row("alg1", "C1", claim, erratum(losses == 0), float(-losses), detail, profile)
+    return _row(name, "C1", claim, erratum(losses == 0), float(-losses), detail, profile)
+
+
+#: :func:`loss_summary`'s row of the linear draws with R < 1/λ (λ = 1 in every draw).
+LINEAR_REGIME = "linear, R < 1/λ"
 
 
 def loss_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Algorithm 1's loss per cost kind: instances, how many cost more than the optimum (mean and
-    largest excess among them), and how many false no-plans."""
+    """Algorithm 1's loss per cost kind, and on the linear draws with R < 1/λ alone (the
+    paper's regime, :data:`LINEAR_REGIME`): instances, how many cost more than the optimum
+    (mean and largest excess among them), and how many false no-plans."""
     rows = []
-    for kind, part in frame.groupby("cost_kind", sort=False):
+    linear = frame[frame["cost_kind"] == "linear"]
+    parts = [*frame.groupby("cost_kind", sort=False), (LINEAR_REGIME, linear[linear["R"] < 1.0])]
+    for kind, part in parts:
         lost = part[part["excess"] > 1e-12]
         rows.append({"cost_kind": kind, "instances": len(part), "costlier": len(lost),
-                     "costlier_share": len(lost) / len(part),
+                     "costlier_share": len(lost) / len(part) if len(part) else math.nan,
                      "mean_excess": float(lost["excess"].mean()) if len(lost) else 0.0,
                      "max_excess": float(lost["excess"].max()) if len(lost) else 0.0,
                      "false_no_plan": int(part["false_no_plan"].sum()),
-                     "false_no_plan_share": float(part["false_no_plan"].mean())})
+                     "false_no_plan_share": float(part["false_no_plan"].mean()) if len(part) else math.nan})
     return pd.DataFrame(rows)
 
 
@@ -431,12 +507,17 @@ def optimum_check(frame: pd.DataFrame | None, profile: str) -> dict[str, Any]:
 
 def sweep_checks(frames: Mapping[str, pd.DataFrame], profile: str, synthetic: bool = True) -> pd.DataFrame:
     """Check 9, the paper-scale part of check 8 and every figure's claim from the sweeps
-    ``frames`` (``{"fig6": frame, ...}``; a missing figure makes its claims not computable)."""
+    ``frames`` (``{"fig6": frame, ...}``; a missing figure makes its claims not computable);
+    ``synthetic``: priced with the synthetic set (Figs. 7, 10 and 11 undecided)."""
     rows = [check8(frames.get("fig7"), profile), check9(frames, profile)]
     rows += fig6_checks(frames.get("fig6"), profile, synthetic)
-    rows += [fig7_check(frames.get("fig7"), profile), fig8_check(frames.get("fig8"), profile, synthetic),
-             profile_check("fig10", frames.get("fig10"), profile), profile_check("fig11", frames.get("fig11"), profile),
-             alg1_loss_check(frames.get("alg1-loss"), profile), optimum_check(frames.get("optimum"), profile)]
+    rows += [fig7_check(frames.get("fig7"), profile, synthetic), fig8_check(frames.get("fig8"), profile, synthetic)]
+    for name in ("fig10", "fig11"):
+        rows.append(profile_check(name, frames.get(name), profile, synthetic))
+        rows += [vr_number_check(check, frames.get(name), profile, synthetic)
+                 for check, spec in VR_NUMBERS.items() if spec[1] == name]
+    rows += [alg1_loss_check(frames.get("alg1-loss"), profile), alg1_loss_check(frames.get("alg1-loss"), profile, True),
+             optimum_check(frames.get("optimum"), profile)]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -444,3 +525,28 @@ def summary_line(table: pd.DataFrame, profile: str) -> str:
     """One line for the report index: the counts per verdict, which checks differ, which cannot
     be decided and why."""
     return shared_summary_line(table, profile, subject="checks of Chandrasekaran & Sudarshan")
+
+
+#: Every numbered figure, table and worked example of the paper: the checks of this report that
+#: judge it, or why it is not reproduced here (report 05 judges the measured Spark figures).
+COVERAGE: list[tuple[str, tuple[str, ...], str]] = [
+    ("Table 1 (notation)", (), "not reproducible: notation, no claim"),
+    ("Fig. 1 (cost model, S = 5, R = 3)", ("1",), ""),
+    ("Fig. 2 (Algorithm 1, cases 1-4: E1)", ("2",), ""),
+    ("Algorithm 1 with the aggregation loop (E3)", ("3",), ""),
+    ("Algorithm 1's optimality (C1)", ("4", "alg1", "alg1-regime"), ""),
+    ("MinBatch, the deadline generator and the policies on three queries (E5)", ("5", "6", "7", "10"), ""),
+    ("Fig. 3 (TPC-H cost fits)", (), "measured on Spark: report 05 (check fig3)"),
+    ("Fig. 4 (cost against the number of batches)", (), "measured on Spark: report 05 (check fig4)"),
+    ("Fig. 5 (batch against Spark streaming)", (), "measured on Spark: report 05 (checks fig5, stream-equal)"),
+    ("Table 2 (custom queries' costs)", (), "measured on Spark: report 05 (check table2)"),
+    ("Table 3 (the queries)", (), "not reproducible: the list of queries, no claim (here the 13 queries' synthetic "
+                                  "costs, or measured fits with costmodels)"),
+    ("Fig. 6 (one query, deadlines 1D-0.1D)", ("fig6a", "fig6b"), ""),
+    ("Fig. 7 (13 queries, policies, deadlines)", ("fig7", "8"), ""),
+    ("Fig. 8 (no MinBatch)", ("fig8",), ""),
+    ("Fig. 9 (rate profiles)", (), "not reproducible: the paper prints no curves, only that VR3 and VR4 end 20 "
+                                   "and 7 s late; the curves drawn here are ours"),
+    ("Fig. 10 (rate profiles at 0.1D, δRSF = 100 %)", ("fig10", "fig10-batches"), ""),
+    ("Fig. 11 (rate profiles at 0.2D, δRSF = 50 %)", ("fig11", "fig11-last"), ""),
+]
