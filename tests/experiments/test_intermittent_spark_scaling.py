@@ -159,7 +159,7 @@ def test_the_hybrid_fig6_verdict_judges_each_margin_on_its_own_rows() -> None:
     assert checks.hybrid_fig6_check(frame, "quick", "median")["verdict"] == "undecided"  # no rows: nothing judged
 
 
-def test_a_plan_is_late_only_beyond_the_tolerance_in_at_least_half_of_its_repetitions() -> None:
+def test_a_plan_is_late_in_every_repetition_on_time_in_none_and_otherwise_undecided() -> None:
     assert xh.tolerance(10.0) == pytest.approx(0.1) and xh.tolerance(0.5) == 0.010  # max(1 % of D, 10 ms)
     within = pd.DataFrame(_runs("none", "ok", 0.09, 0.05, 0.099, 0.01, 0.08))  # every run over D, none beyond 0.1 s
     check = checks.hybrid_fig6_check(within, "quick", "none")
@@ -167,12 +167,15 @@ def test_a_plan_is_late_only_beyond_the_tolerance_in_at_least_half_of_its_repeti
     plans = checks.by_plan(within, checks.FIG6_PLAN)
     assert plans[["repetitions", "misses", "strict_misses", "late_runs"]].values.tolist() == [[5, 0, 1, 0]]
     assert plans["lateness"].tolist() == [0.08] and plans["worst_lateness"].tolist() == [0.099]
-    # two of five runs late beyond the tolerance: on time, the near misses said
-    two = checks.hybrid_fig6_check(pd.DataFrame(_runs("none", "ok", 0.5, 0.3, -0.1, -0.2, 0.0)), "quick", "none")
-    assert two["verdict"] == "holds" and "late in some: Q1 f=0.4 (2 of 5, worst 0.500 s)" in two["detail"]
-    # three of five: late
-    three = checks.hybrid_fig6_check(pd.DataFrame(_runs("none", "ok", 0.5, 0.3, 0.2, -0.2, 0.0)), "quick", "none")
-    assert three["verdict"] == "differs" and "late in 3 of 5" in three["detail"]
+    # runs straddling the tolerance (two or three of five late) decide nothing: a plan ending at D
+    # on median fits overruns in about half of its runs, and a majority flips between renders
+    for lateness, k in (((0.5, 0.3, -0.1, -0.2, 0.0), 2), ((0.5, 0.3, 0.2, -0.2, 0.0), 3)):
+        mixed = checks.hybrid_fig6_check(pd.DataFrame(_runs("none", "ok", *lateness)), "quick", "none")
+        assert (mixed["verdict"], mixed["reason"]) == ("undecided", "scale")
+        assert f"straddling the tolerance (undecided): Q1 f=0.4 ({k} of 5, worst 0.500 s)" in mixed["detail"]
+    # late beyond the tolerance in every run: late
+    every = checks.hybrid_fig6_check(pd.DataFrame(_runs("none", "ok", 0.5, 0.3, 0.2, 0.4, 0.11)), "quick", "none")
+    assert every["verdict"] == "differs" and "late in 5 of 5" in every["detail"]
 
 
 def test_a_verdict_on_fewer_than_five_repetitions_is_not_judged() -> None:
