@@ -238,3 +238,12 @@ def test_table2_shows_the_four_single_batches_at_every_scale_and_judges_them_at_
     full = checks.table2_check(split.assign(seconds=[1.7, 1.8, 3.1, 3.3, 1.0]), "full", 1.0)
     assert full["verdict"] == "holds" and full["margin"] == pytest.approx(1.3)
     assert checks.table2_check(split[split["query"] != "CQ4"], "full", 1.0)["verdict"] == "undecided"  # CQ4 not run
+
+
+def test_zero_slack_plans_are_judged_at_sf_1_only() -> None:
+    runs = pd.DataFrame(_runs("none", "ok", -0.2, -0.3, -0.25, -0.2, -0.1))
+    small = checks.hybrid_fig6_check(runs.assign(scale=0.01), "quick", "none")
+    assert (small["verdict"], small["reason"]) == ("undecided", "scale") and "judged at SF 1 only" in small["detail"]
+    assert checks.hybrid_fig6_check(runs.assign(scale=1.0), "full", "none")["verdict"] == "holds"
+    margin = pd.DataFrame(_runs("slowest", "ok", *[-0.5] * 5)).assign(scale=0.01)
+    assert checks.hybrid_fig6_check(margin, "quick", "slowest")["verdict"] == "holds"  # slack is not jitter
