@@ -99,9 +99,8 @@ class Workload:
         if not self.tables:
             raise InputError("tables", "must not be empty")
         set_(self, "tables", tuple(self.tables))
-        self._check_tables()
+        order = self._check_tables()
         self._check_magnitudes()
-        order = [self.index[name] for name in topological_order([t.name for t in self.tables], self.source_map)]
         set_(self, "target_lags", resolve_target_lags(self.tables, self.children, order))
 
     def _checked_cost_noise(self) -> tuple[float, float]:
@@ -114,7 +113,9 @@ class Workload:
         lo = require_number(value[0], "cost_noise[0]", ge=0)
         return (lo, require_number(value[1], "cost_noise[1]", ge=lo, gt=0))
 
-    def _check_tables(self) -> None:
+    def _check_tables(self) -> list[int]:
+        """Tables are Tables with distinct names, sources known, no cycle, initial freshness within
+        the sources'; returns the positions in topological order (each source first)."""
         seen: dict[str, int] = {}
         for k, table in enumerate(self.tables):
             if not isinstance(table, Table):
@@ -126,7 +127,7 @@ class Workload:
             for j, src in enumerate(table.sources or ()):
                 if src not in seen:
                     raise InputError(f"tables[{k}].sources[{j}]", f"unknown source {src!r}", table=table.name)
-        topological_order([t.name for t in self.tables], self.source_map)
+        order = [self.index[name] for name in topological_order([t.name for t in self.tables], self.source_map)]
         for k, table in enumerate(self.tables):
             if table.sources:
                 edge = min(self.table(s).initial_freshness for s in table.sources)
@@ -136,6 +137,7 @@ class Workload:
                         f"must be <= the trailing edge of its sources at time 0 ({edge:g})",
                         table=table.name,
                     )
+        return order
 
     def _check_magnitudes(self) -> None:
         """Refuse weights and costs whose totals would overflow a float (an ``inf`` total is no
