@@ -5,7 +5,7 @@ Schemes (:data:`SCHEMES`):
 * ``algorithm1``: the paper's single-query heuristic (Function 1 and the aggregation loop,
   :func:`staleness_lab.intermittent.single.algorithm1`); one query only.
 * ``exact``: the exact single-query reference (:func:`staleness_lab.intermittent.single.exact`);
-  one query only, ``N <= 2000``.
+  one query only, ``N <= 20,000`` (its suffix DP).
 * ``llf``, ``edf``, ``sjf``, ``rr``: the dynamic dispatcher
   (:func:`staleness_lab.intermittent.dispatch.dispatch`), with or without MinBatch.
 * ``optimal``: the CP-SAT planner (:func:`staleness_lab.optimize.batch_plan.optimal_plan`),
@@ -28,7 +28,7 @@ from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan
-from staleness_lab.intermittent.single import MAX_TUPLES, algorithm1, exact
+from staleness_lab.intermittent.single import PARETO_MAX_TUPLES, algorithm1, exact
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS, PlanLimits, check_plan_size
 from staleness_lab.cpsat import check_workers
 
@@ -68,9 +68,9 @@ def best_heuristic(qs: QuerySet, minbatch: bool = True) -> BatchPlan:
     if len(qs.queries) == 1:
         candidates.append(algorithm1(qs))
         query = qs.queries[0]
-        # the exact DP as a hint only where it is quick: linear costs (milliseconds up to its
-        # limit) or small windows (its Pareto search takes seconds from a few hundred tuples)
-        if query.n <= (MAX_TUPLES if isinstance(query.cost, LinearCost) else HINT_EXACT_TUPLES):
+        # the exact DP as a hint within the sizes this hint was measured at: linear costs up to
+        # 2,000 tuples, other costs up to a few hundred (then its Pareto search took seconds)
+        if query.n <= (PARETO_MAX_TUPLES if isinstance(query.cost, LinearCost) else HINT_EXACT_TUPLES):
             candidates.append(exact(qs))
     planned = [plan for plan in candidates if plan.status == "ok"]
     # the dispatcher always plans, so `planned` is never empty

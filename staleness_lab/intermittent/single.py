@@ -34,7 +34,7 @@ The exact reference minimises ``Σ Cost(x_i) + AggCost(n)`` over every split of 
 into n ordered batches run back to back on one executor, each starting at
 ``max(previous end, InputTime(last tuple))`` (as early as possible, which is never worse for
 meeting D), with the aggregation after the last batch, subject to completion ``<= D``. Ties go to
-the fewest batches, then the earliest completion. Two methods, both on exact integers (every
+the fewest batches, then the earliest completion. Three methods, all on exact integers (every
 time and cost scaled by one common denominator):
 
 * linear cost: the cost is ``R·N + S·n + AggCost(n)``, non-decreasing in n, so the answer is the
@@ -43,21 +43,27 @@ time and cost scaled by one common denominator):
   in q (drop a tuple from the last batch with two or more, shifting the single-tuple batches
   after it down by one), so the q with ``E_{n-1}(q) <= InputTime(p)`` form a prefix and the rest
   is a sliding-window minimum: O(N) per n.
-* any other non-decreasing cost: per tuples done p, a Pareto set of states (batches j, finish,
-  cost); fewer batches, an earlier finish and a lower cost each dominate (AggCost is
-  non-decreasing in n, and each batch beyond two adds at least its least step). Every batch of
-  every state is tried from every earlier p, so the work is O(N^2) pairs times the Pareto set
-  size. Only provably useless states are dropped: those that cannot meet D (backward
-  latest-finish tables per batch count, exact for the first counts and relaxed beyond), and those
-  whose cost plus a lower bound on the rest exceeds a known plan's cost (Algorithm 1's, or a
-  narrow beam search's run first). When one batch meets D and no split is cheaper, it is the
-  answer.
+* any other non-decreasing cost, ``method="suffix"`` (the default): per batch count, a backward
+  DP over suffixes with one pair (duration, latest end) per state, exact because a plan of n
+  batches meets D exactly when each batch's release plus the work from it on does
+  (:mod:`~staleness_lab.intermittent.suffix`): O(N^2) numpy per layer, n - 2 layers for n
+  batches, and the counts stop at a cost floor. Measured (one core): 0.07-0.12 s for each of
+  Fig. 6's 78 cases at N = 4,500, the exact grid included (``benchmarks/bench_single.py``).
+* any other non-decreasing cost, ``method="pareto"`` (the reference it is tested against): per
+  tuples done p, a Pareto set of states (batches j, finish, cost); fewer batches, an earlier
+  finish and a lower cost each dominate (AggCost is non-decreasing in n, and each batch beyond
+  two adds at least its least step). Every batch of every state is tried from every earlier p,
+  so the work is O(N^2) pairs times the Pareto set size. Only provably useless states are
+  dropped: those that cannot meet D (backward latest-finish tables per batch count, exact for
+  the first counts and relaxed beyond), and those whose cost plus a lower bound on the rest
+  exceeds a known plan's cost (Algorithm 1's, or a narrow beam search's run first). When one
+  batch meets D and no split is cheaper, it is the answer.
 
-Hence the size limit: ``exact`` refuses ``N > max_tuples`` (default 2000) with an
-:class:`~staleness_lab.errors.InputError`: O(N^2 · n) states. Measured (one core): a linear cost
-takes milliseconds even at N = 2000; other costs take under 0.1 s at N = 100, mostly under a
-second at N = 500 (the worst seen, an irregular random cost table, about 5 s) and 10-15 s at
-N = 2000.
+Hence the size limits: ``exact`` refuses ``N > max_tuples`` with an
+:class:`~staleness_lab.errors.InputError`, by default :data:`MAX_TUPLES` (20,000) and
+:data:`PARETO_MAX_TUPLES` (2,000) for the Pareto search, whose O(N^2 · n) states take under 0.1 s
+at N = 100, mostly under a second at N = 500 (the worst seen, an irregular random cost table,
+about 5 s) and 10-15 s at N = 2000. A linear cost takes milliseconds even at N = 4,500.
 """
 
 from __future__ import annotations
@@ -74,11 +80,16 @@ from staleness_lab.intermittent.costs import LinearCost, est
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
 from staleness_lab.intermittent.plan import BatchPlan, Step, aggregate, batch
+from staleness_lab.intermittent.suffix import optimum_sizes
 
 #: Executor every single-query plan runs on.
 EXECUTOR = 0
-#: Default largest N :func:`exact` accepts (O(N^2 · n) states).
-MAX_TUPLES = 2000
+#: Default largest N :func:`exact` accepts (the suffix DP: O(N^2) per layer).
+MAX_TUPLES = 20_000
+#: Default largest N of ``exact(..., method="pareto")`` (O(N^2 · n) states).
+PARETO_MAX_TUPLES = 2000
+#: The methods of :func:`exact` for costs other than linear (module docstring).
+METHODS = ("suffix", "pareto")
 
 # one batch: (first tuple, last tuple, start, end), 1-based tuples
 _Batch = tuple[int, int, Fraction, Fraction]
@@ -160,21 +171,29 @@ def algorithm1(qs: QuerySet) -> BatchPlan:
 # -- the exact reference -------------------------------------------------------------------
 
 
-def exact(qs: QuerySet, *, max_tuples: int = MAX_TUPLES) -> BatchPlan:
+def exact(qs: QuerySet, *, max_tuples: int | None = None, method: str = "suffix") -> BatchPlan:
     """The cheapest single-query plan meeting the deadline (module docstring): status ``"ok"``
     with the optimum (ties: fewest batches, then earliest completion), or ``"infeasible"``, a
-    proof that no schedule meets D. Refuses ``N > max_tuples``: O(N^2 · n) states."""
+    proof that no schedule meets D. ``method``: ``"suffix"`` (fast) or ``"pareto"`` (the
+    reference) for costs other than linear. Refuses ``N > max_tuples`` (default: the method's
+    limit, :data:`MAX_TUPLES` or :data:`PARETO_MAX_TUPLES`)."""
     query = _single(qs, "exact")
+    if method not in METHODS:
+        raise InputError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
+    if max_tuples is None:
+        max_tuples = MAX_TUPLES if method == "suffix" else PARETO_MAX_TUPLES
     if isinstance(max_tuples, bool) or not isinstance(max_tuples, int) or max_tuples < 1:
         raise InputError("max_tuples", f"must be an integer >= 1, got {max_tuples!r}")
     n = query.n
     if n > max_tuples:
         raise InputError("queries[0].arrivals.N", (
-            f"the exact DP plans at most max_tuples = {max_tuples} tuples (its O(N^2 · n) states would "
-            f"take too long), got N = {n}"))
+            f"the exact DP ({method}) plans at most max_tuples = {max_tuples} tuples (its O(N^2) work per "
+            f"layer or state would take too long), got N = {n}"))
     grid = _Grid(query)
     if isinstance(query.cost, LinearCost):
         sizes = _linear(grid)
+    elif method == "suffix":
+        sizes = optimum_sizes(grid.time, grid.cost, grid.agg, grid.deadline, wide=not grid.fits)
     else:
         sizes = _general(grid, algorithm1(qs))
     if sizes is None:

@@ -181,15 +181,16 @@ def test_e4_algorithm1_two_batches(f: str) -> None:
     assert_sound(qs, plan)
 
 
-def test_e4_exact_beyond_the_default_limit() -> None:
+def test_e4_exact_within_the_default_limit_and_the_pareto_limit_enforced() -> None:
     qs = e4("0.1")
-    with pytest.raises(InputError) as err:
-        exact(qs)
-    assert err.value.field == "queries[0].arrivals.N"
-    assert "2000" in err.value.rule and "4500" in err.value.rule
-    plan = exact(qs, max_tuples=4500)  # linear cost: the scalar recursion, fast
+    plan = exact(qs)  # N = 4500: linear cost, the scalar recursion, fast
     assert plan.status == "ok" and len(batches(plan)) == 2 and plan.total_cost == d("455.5")
     assert_sound(qs, plan)
+    with pytest.raises(InputError) as err:
+        exact(qs, method="pareto")
+    assert err.value.field == "queries[0].arrivals.N"
+    assert "2000" in err.value.rule and "4500" in err.value.rule and "pareto" in err.value.rule
+    assert exact(qs, method="pareto", max_tuples=4500).total_cost == d("455.5")
 
 
 # -- correction 1: Algorithm 1 is neither optimal nor a feasibility test ---------------------
