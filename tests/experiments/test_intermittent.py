@@ -224,3 +224,57 @@ def test_alg1_loss_in_the_papers_regime_beside_the_wider_draw() -> None:
     assert checks.alg1_loss_check(lost, "t", regime=True)["verdict"] == "finding"
     none = checks.alg1_loss_check(loss_frame([("linear", 1.2, 0.0, False)]), "t", regime=True)
     assert (none["verdict"], none["reason"]) == ("undecided", "scale")
+
+
+# -- Fig. 6: Algorithm 1 beside the exact optimum at the paper's scale ----------------------------
+
+
+def test_fig6_grid_runs_the_exact_optimum_beside_algorithm1() -> None:
+    rows = ix.grid("fig6", "quick")
+    cases = {(r["query"], r["f"]) for r in rows}
+    assert sorted((r["query"], r["f"], r["scheme"]) for r in rows) == sorted(
+        (q, f, s) for q, f in cases for s in ("algorithm1", "exact"))
+    assert len(ix.grid("fig6", "standard")) == 2 * 13 * len(ix.FIG6_FACTORS)
+
+
+def test_fig6_exact_row_is_sound_and_never_costlier_than_algorithm1() -> None:
+    def row(scheme: str) -> pd.Series:
+        return ix.fig6(query="Q3", f=0.1, scheme=scheme, costmodels="", deterministic_time=1.0).iloc[0]
+
+    alg, best = row("algorithm1"), row("exact")
+    assert best["status"] == "ok" and best["misses"] == 0 and best["plan_violations"] == 0
+    assert best["total_cost"] < alg["total_cost"] and best["batches"] == 3
+
+
+def fig6_frame(cases: list[tuple[str, float, str, float, str, float]]) -> pd.DataFrame:
+    """(query, f, Algorithm 1's status, its cost, the optimum's status, its cost) per case."""
+    rows = []
+    for query, f, a_status, a_cost, o_status, o_cost in cases:
+        rows.append({"query": query, "f": f, "scheme": "algorithm1", "status": a_status, "total_cost": a_cost,
+                     "batches": 2})
+        rows.append({"query": query, "f": f, "scheme": "exact", "status": o_status, "total_cost": o_cost,
+                     "batches": 2})
+    return pd.DataFrame(rows)
+
+
+def test_fig6_against_optimum_and_the_paper_scale_loss() -> None:
+    frame = fig6_frame([("Q1", 1.0, "ok", 10.0, "ok", 10.0), ("Q1", 0.1, "ok", 11.0, "ok", 10.0),
+                        ("Q3", 1.0, "ok", 20.0, "ok", 16.0), ("Q3", 0.1, "no-plan", math.nan, "ok", 18.0)])
+    versus = checks.fig6_against_optimum(frame)
+    assert versus.loc[("Q1", 0.1), "loss_ratio"] == pytest.approx(1.1)
+    assert versus["costlier"].tolist() == [True, False, False, True]   # sorted: (Q1, .1), (Q1, 1), (Q3, .1), (Q3, 1)
+    assert versus["false_no_plan"].tolist() == [False, False, True, False]
+    assert math.isnan(versus.loc[("Q3", 0.1), "loss_ratio"])
+    big = checks.paper_scale_loss(versus).iloc[0]
+    assert (big["cost_kind"], big["instances"], big["costlier"], big["false_no_plan"]) == (checks.PAPER_SCALE, 4, 2, 1)
+    assert (big["median_ratio"], big["max_ratio"], big["max_excess"]) == (pytest.approx(1.175), 1.25, 4.0)
+    loss = loss_frame([("linear", 0.4, 0.0, False), ("linear", 1.2, 0.5, False)])
+    row = checks.alg1_loss_check(loss, "t", paper_scale=frame)
+    plain = checks.alg1_loss_check(loss, "t")
+    assert (row["verdict"], row["margin"]) == (plain["verdict"], plain["margin"]) == ("finding", -1.0)
+    assert row["detail"].startswith(plain["detail"])
+    assert "paper scale (Fig. 6, N = 4500): costlier in 2 of 4 cases (loss ratio median 1.1750, max 1.2500" in row["detail"]
+    assert "false no-plan 1; never costlier on none" in row["detail"]
+    # a Fig. 6 sweep without the optimum adds nothing; the regime row never takes it
+    assert checks.alg1_loss_check(loss, "t", paper_scale=frame[frame["scheme"] == "algorithm1"])["detail"] == plain["detail"]
+    assert "paper scale" not in checks.alg1_loss_check(loss, "t", regime=True, paper_scale=frame)["detail"]

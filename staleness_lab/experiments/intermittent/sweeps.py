@@ -16,11 +16,12 @@ one ``DIR/<query>.json`` per query holding ``{"cost": ..., "agg_cost": ...}`` in
 
 Experiments:
 
-* ``intermittent-fig6``: one query alone, ``D = we + f·Cost(N)``; Algorithm 1 (the paper's) or
-  the CP-SAT optimum. Cost normalized to the single batch of 1D. The figure's grids run
-  Algorithm 1 only: at N = 4500 the synthetic piecewise costs are off the planner's grid, so
-  Algorithm 1's plan is no hint there and CP-SAT finds no plan within its deterministic limit
-  (``status = "unknown"``); ``intermittent-optimum`` compares the schemes with the optimum.
+* ``intermittent-fig6``: one query alone, ``D = we + f·Cost(N)``; Algorithm 1 (the paper's), the
+  exact optimum (the single-query DP on the exact grid, about 0.1 s at N = 4500) or the CP-SAT
+  optimum. Cost normalized to the single batch of 1D. The figure's grids run Algorithm 1 and the
+  exact optimum beside it (Algorithm 1's loss at the paper's scale); CP-SAT rounds the synthetic
+  piecewise costs up to its grid, so its optimum is not comparable there, and
+  ``intermittent-optimum`` compares the multi-query schemes with it.
 * ``intermittent-multi``: the 13 queries sharing the executor under LLF/EDF/SJF/RR, with or
   without MinBatch, deadlines from A5 at ``rho`` over the same window or random windows (ρ = 1),
   a rate profile (FR, VR1-VR4) and δRSF. Figs. 7, 8, 10, 11 are grids of it (:data:`SWEEPS`).
@@ -70,7 +71,7 @@ SYNTHETIC = "data/intermittent/tpch13-synthetic.yaml"
 DETERMINISTIC_TIME = {"quick": 1.0, "standard": 2.0, "full": 10.0}
 #: The 13 queries of the synthetic set, in its order (``paper_queries().names``).
 QUERIES = ("Q1", "Q3", "Q4", "Q6", "Q9", "Q10", "Q12", "Q14", "Q19", "CQ1", "CQ2", "CQ3", "CQ4")
-FIG6_SCHEMES = ("algorithm1", "optimal")
+FIG6_SCHEMES = ("algorithm1", "exact", "optimal")
 WINDOWS = ("same", "random")
 COST_KINDS = ("linear", "concave")
 #: Parameter bounds: CP-SAT's deterministic limit per phase (the profiles use 1-10), and the
@@ -167,7 +168,8 @@ def plan_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
     "intermittent-fig6",
     Param("query", str, "Q1", "one of the 13 queries", choices=QUERIES),
     Param("f", float, 0.5, "deadline factor: D = we + f * Cost(N)", gt=0),
-    Param("scheme", str, "algorithm1", "algorithm1 (the paper's) or optimal (CP-SAT)", choices=FIG6_SCHEMES),
+    Param("scheme", str, "algorithm1", "algorithm1 (the paper's), exact (the exact DP, off the grid) or optimal "
+          "(CP-SAT, on its grid)", choices=FIG6_SCHEMES),
     Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
     Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase",
           gt=0, le=MAX_DETERMINISTIC_TIME),
@@ -185,6 +187,8 @@ def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time:
     qs = QuerySet(queries=(Query(q.name, q.arrivals, deadline, q.cost, q.agg_cost),), time_unit=base.time_unit)
     if scheme == "algorithm1":
         plan = algorithm1(qs)
+    elif scheme == "exact":
+        plan = exact(qs)
     else:
         from staleness_lab.optimize.batch_plan import optimal_plan
 
@@ -255,7 +259,7 @@ def random_single_query(seed: int, n_max: int, cost_kind: str) -> QuerySet:
 @experiment(
     "intermittent-alg1-loss",
     Param("seed", int, 0, "seed of the instance", ge=0, le=MAX_SEED),
-    Param("n_max", int, 30, "largest N", ge=2, le=EXACT_MAX_TUPLES),  # the exact DP takes N <= 2000
+    Param("n_max", int, 30, "largest N", ge=2, le=EXACT_MAX_TUPLES),  # the exact DP's default limit
     Param("cost_kind", str, "linear", "linear (S + R x) or concave (two-segment piecewise)", choices=COST_KINDS),
 )
 def alg1_loss(seed: int, n_max: int, cost_kind: str) -> pd.DataFrame:
@@ -356,7 +360,8 @@ def _seeds(profile: str) -> list[int]:
 
 def _fig6_rows(profile: str) -> list[dict[str, Any]]:
     names = ["Q1", "Q3", "CQ4"] if profile == "quick" else list(paper_queries().names)
-    return [{"query": q, "f": f, "scheme": "algorithm1"} for q in names for f in FIG6_FACTORS]
+    return [{"query": q, "f": f, "scheme": scheme} for q in names for f in FIG6_FACTORS
+            for scheme in ("algorithm1", "exact")]
 
 
 def _fig7_rows(profile: str) -> list[dict[str, Any]]:
@@ -418,8 +423,9 @@ def _uncosted(rows: Callable[[str], list[dict[str, Any]]]) -> Callable[..., list
 SWEEPS: dict[str, NamedSweep] = {
     f.name: f
     for f in [
-        NamedSweep("fig6", "intermittent-fig6", "Fig. 6: one query alone, D = we + f·Cost(N)",
-                   "Every deadline is met; 2 batches for f < 1, except at 0.1D where Q3, Q9 and Q10 need 3.",
+        NamedSweep("fig6", "intermittent-fig6", "Fig. 6: one query alone, D = we + f·Cost(N), Algorithm 1 and the "
+                   "exact optimum", "Every deadline is met; 2 batches for f < 1, except at 0.1D where Q3, Q9 and Q10 "
+                   "need 3.",
                    _costed(_fig6_rows), curve="f"),
         NamedSweep("fig7", "intermittent-multi", "Fig. 7: 13 queries, δRSF = 50 %, C_max = 30 s, fixed rate",
                    "EDF and LLF miss only at 0.1D; SJF at 0.2D and 0.1D; RR at 0.4D, 0.2D and 0.1D; normalized cost "
