@@ -47,7 +47,7 @@ time and cost scaled by one common denominator):
   DP over suffixes with one pair (duration, latest end) per state, exact because a plan of n
   batches meets D exactly when each batch's release plus the work from it on does
   (:mod:`~staleness_lab.intermittent.suffix`): O(N^2) numpy per layer, n - 2 layers for n
-  batches, and the counts stop at a cost floor. Measured (one core): 0.07-0.12 s for each of
+  batches, and the counts stop at a cost floor. Measured (one core): 0.07-0.13 s for each of
   Fig. 6's 78 cases at N = 4,500, the exact grid included (``benchmarks/bench_single.py``).
 * any other non-decreasing cost, ``method="pareto"`` (the reference it is tested against): per
   tuples done p, a Pareto set of states (batches j, finish, cost); fewer batches, an earlier
@@ -63,7 +63,7 @@ Hence the size limits: ``exact`` refuses ``N > max_tuples`` with an
 :class:`~staleness_lab.errors.InputError`, by default :data:`MAX_TUPLES` (20,000) and
 :data:`PARETO_MAX_TUPLES` (2,000) for the Pareto search, whose O(N^2 · n) states take under 0.1 s
 at N = 100, mostly under a second at N = 500 (the worst seen, an irregular random cost table,
-about 5 s) and 10-15 s at N = 2000. A linear cost takes milliseconds even at N = 4,500.
+about 5 s) and 10-15 s at N = 2000. A linear cost takes about 0.05 s at N = 4,500, mostly the exact grid.
 """
 
 from __future__ import annotations
