@@ -7,7 +7,7 @@ the median and largest time over the cases, and how often and by how much Algori
 
 ``--method pareto`` times the Pareto reference instead (``exact(..., method="pareto")``, which
 refuses N > 2,000 unless told otherwise): each case in a child process stopped after
-``--timeout`` seconds, so a case past it is reported as such, its time a lower bound.
+``--timeout`` wall seconds (on a shared machine, less CPU time than that) and reported as stopped.
 
 Usage::
 
@@ -52,7 +52,7 @@ def case(name: str, f: float, method: str) -> dict[str, Any]:
 
 
 def in_child(name: str, f: float, method: str, timeout: float) -> dict[str, Any]:
-    """:func:`case` in a child process, stopped after ``timeout`` seconds (then ``seconds`` is a lower bound)."""
+    """:func:`case` in a child process, stopped after ``timeout`` wall seconds (status ``"timeout"``)."""
     command = [sys.executable, __file__, "--one", f"{name}:{f}", "--method", method]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=True)
