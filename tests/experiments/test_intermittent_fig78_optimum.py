@@ -1,0 +1,76 @@
+"""Figs. 7 and 8's optimum rows (``intermittent-multi-optimum``): on small A5 instances, where
+the planner proves its plans, the row is never beaten by a heuristic of the figures; a time
+limit hit leaves a feasible plan with true bounds."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from staleness_lab.experiments.intermittent import sweeps as ix
+from staleness_lab.intermittent import QuerySet, check_plan
+from staleness_lab.intermittent.plan import at_model_costs
+from staleness_lab.optimize.batch_plan import optimal_plan
+
+#: Small A5 instances (queries, N, ρ, seed) the planner proves within seconds.
+SMALL = [(3, 12, 1.0, 0), (3, 12, 0.4, 2), (3, 12, 0.2, 0), (3, 12, 0.1, 1)]
+
+
+def _instance(k: int, n: int, rho: float, seed: int) -> tuple[QuerySet, dict, dict]:
+    qs = ix.random_a5_instance(k, n, rho, seed)
+    heuristics = ix.fig78_heuristics(qs)
+    return qs, heuristics, ix.optimum_against(qs, heuristics, time_limit=20.0)
+
+
+
+@pytest.mark.parametrize(("k", "n", "rho", "seed"), SMALL)
+def test_the_optimum_row_is_never_beaten_by_a_heuristic_of_the_figures(k: int, n: int, rho: float, seed: int) -> None:
+    qs, heuristics, row = _instance(k, n, rho, seed)
+    assert set(heuristics) == {"llf", "edf", "sjf", "rr", "edf no-MinBatch", "llf no-MinBatch"}
+    assert row["status"] == "ok" and row["plan_violations"] == 0 and row["on_grid"]
+    assert row["opt_status"] == "optimal", row  # small enough to prove: the comparisons below are against an optimum
+    assert row["misses"] <= min(plan.misses for plan in heuristics.values())
+    assert row["misses_bound"] == row["misses"] and row["cost_bound"] == pytest.approx(row["total_cost"])
+    for name, plan in heuristics.items():
+        if plan.misses == row["misses"]:
+            assert row["total_cost"] <= float(plan.total_cost) + 1e-9, name
+    if row["within_delta_rsf"]:  # on time, and every query within (1 + δRSF)·Cost(N)
+        priced = row["normalized_cost"]
+        assert row["misses"] == 0 and priced <= 1 + float(qs.delta_rsf)
+
+
+def test_a_time_limit_hit_leaves_a_feasible_plan_with_true_bounds() -> None:
+    qs = ix.random_a5_instance(8, 100, 0.2, 0)
+    heuristics = ix.fig78_heuristics(qs)
+    row = ix.optimum_against(qs, heuristics, time_limit=0.2)
+    assert row["status"] == "ok" and row["plan_violations"] == 0
+    assert row["opt_status"] == "feasible"
+    assert row["misses_bound"] <= row["misses"]
+    assert row["cost_bound"] <= row["grid_cost"] and 0 <= row["gap"] <= 1
+    assert row["misses"] <= min(plan.misses for plan in heuristics.values())  # the hint is kept
+
+
+
+
+
+def test_a_grid_plan_at_the_cost_models_durations_stays_sound() -> None:
+    # costs off the 0.1 grid (S = 0.25, R = 0.13): the solver rounds each step up
+    qs = ix.single_query(12, "0.25", "0.13", 19, ix.AggCost(a0=Fraction(1, 4), a1=Fraction(1, 20)))
+    plan = optimal_plan(qs, time_limit=5.0, workers=1, max_terms=None)
+    priced = at_model_costs(plan)
+    assert check_plan(qs, plan) == [] and check_plan(qs, priced) == []
+    assert [(s.start, s.size) for s in priced.steps] == [(s.start, s.size) for s in plan.steps]
+    q = qs.queries[0]
+    assert priced.total_cost == sum((q.cost(s.size) if s.kind == "batch" else q.agg_cost(s.merged)
+                                     for s in plan.steps), Fraction(0))
+    assert priced.total_cost < plan.total_cost and priced.misses <= plan.misses
+
+
+def test_the_figures_optimum_grid_per_profile() -> None:
+    quick, standard, full = (ix.grid("fig78-optimum", p) for p in ("quick", "standard", "full"))
+    assert [(r["rho"], r["windows"]) for r in quick] == list(ix.FIG78_QUICK)
+    instances = {(r["rho"], r["windows"]) for r in standard}
+    assert instances == {(1.0, "random"), (1.0, "same")} | {(rho, "same") for rho in ix.FIG7_RHOS}
+    assert {r["time_limit"] for r in standard} == {60.0} and {r["method"] for r in full} == {ix.FIG78_METHOD}
+    assert len(full) == 3 * len(standard)
