@@ -79,6 +79,8 @@ def test_the_gap_table_states_each_heuristic_against_the_optimum() -> None:
     table = optimum_gap_table(heuristic_frame, optimum_frame).reset_index()
     best = table[table["scheme"] == OPTIMUM]
     assert list(best["status"]) == ["optimal", "optimal"]
+    assert list(best["bounds"]) == [f"misses ≥ {row['misses']:g}, cost ≥ {row['total_cost']:.1f}"
+                                    for _, row, _, _ in instances]
     others = table[table["scheme"] != OPTIMUM]
     assert len(others) == 12 and (others["status"] == "").all()  # no heuristic is called optimal
     assert (others["extra_misses"] >= 0).all()
@@ -140,3 +142,16 @@ def test_the_figures_optimum_grid_per_profile() -> None:
     assert instances == {(1.0, "random"), (1.0, "same")} | {(rho, "same") for rho in ix.FIG7_RHOS}
     assert {r["time_limit"] for r in standard} == {60.0} and {r["method"] for r in full} == {ix.FIG78_METHOD}
     assert len(full) == 3 * len(standard)
+
+
+def test_off_the_grid_the_table_says_so_and_prices_the_plan_at_the_model() -> None:
+    qs = ix.single_query(12, "0.25", "0.13", 19, ix.AggCost(a0=Fraction(1, 4), a1=Fraction(1, 20)))
+    heuristics = ix.fig78_heuristics(qs)
+    row = ix.optimum_against(qs, heuristics, time_limit=10.0)
+    assert not row["on_grid"] and row["total_cost"] < row["grid_cost"]
+    table = optimum_gap_table(*_frame([(heuristics, row, 0.4, 0)])).reset_index()
+    mine = table[table["scheme"] == OPTIMUM].iloc[0]
+    assert mine["status"].startswith(f"{'optimal' if row['opt_status'] == 'optimal' else 'feasible'} on the 0.1 s grid")
+    assert mine["bounds"] == (f"misses ≥ {row['misses_bound']:g}, cost on the grid {row['grid_cost']:.1f} ≥ "
+                              f"{row['cost_bound']:.1f}")
+    assert mine["cost"] == pytest.approx(row["total_cost"])

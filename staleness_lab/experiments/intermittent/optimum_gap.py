@@ -58,9 +58,16 @@ def _joined_label(labels: pd.Series) -> str:
 
 def _bounds(rows: pd.DataFrame) -> str:
     """The proven lower bounds of the optimum's misses and cost, means over seeds (a mean of
-    bounds bounds the mean)."""
+    bounds bounds the mean). The cost bound is the solver's, on its grid: off the grid it is
+    shown beside the plan's cost there (rounded up), which it bounds, not the cost at the
+    model's durations."""
     cost = rows["cost_bound"].mean()
-    shown = f"cost ≥ {cost:.1f}" if math.isfinite(cost) else "no cost bound"
+    if not math.isfinite(cost):
+        shown = "no cost bound"
+    elif rows["on_grid"].all():
+        shown = f"cost ≥ {cost:.1f}"
+    else:
+        shown = f"cost on the grid {rows['grid_cost'].mean():.1f} ≥ {cost:.1f}"
     return f"misses ≥ {rows['misses_bound'].mean():g}, {shown}"
 
 
