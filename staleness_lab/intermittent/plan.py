@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -192,6 +192,25 @@ class BatchPlan:
             "misses": self.misses if self.status == "ok" else None,
             "total_cost": float(self.total_cost) if self.status == "ok" else None, "solver": self.solver,
         }
+
+
+def at_model_costs(plan: BatchPlan) -> BatchPlan:
+    """``plan`` with every step lasting exactly its cost-model duration (``Cost(size)`` for a
+    batch, ``AggCost(merged)`` for a final aggregation), each starting where it did.
+
+    A solver on a time grid rounds each duration up (:mod:`staleness_lab.optimize.batch_plan`);
+    shortening a step with its start kept frees its executor no later and ends its query no
+    later, so the result passes :func:`check_plan` whenever ``plan`` does, misses no deadline
+    ``plan`` meets, and its cost is what the heuristics' plans are priced in."""
+    if plan.status != "ok":
+        return plan
+    qs = plan.queryset
+    steps = []
+    for step in plan.steps:
+        query = qs.query(step.query)
+        cost = query.cost(step.size) if step.kind == BATCH else query.agg_cost(step.merged)
+        steps.append(replace(step, end=step.start + cost))
+    return replace(plan, steps=tuple(steps))
 
 
 def check_plan(qs: QuerySet, plan: BatchPlan) -> list[str]:
