@@ -166,7 +166,7 @@ def _about(check: str, claim: str, value: float, paper: float, unit: str, missin
     """The verdict on "``value`` is about ``paper``" (:data:`BAND`), undecided (scale) when
     ``missing`` says why it was not measured or below SF 1."""
     low, high = paper / BAND, paper * BAND
-    claim = f"{claim} (judged within a factor of {BAND:g}: {low:.3g}{unit} to {high:.3g}{unit})."
+    claim = f"{claim}, judged within a factor of {BAND:g} ({low:.3g}{unit} to {high:.3g}{unit})."
     if missing:
         return _row(check, "Fig. 4", claim, None, math.nan, missing, profile, reason=SCALE, reading=reading)
     margin = band_margin(value, paper)
