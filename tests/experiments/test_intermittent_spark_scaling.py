@@ -247,3 +247,92 @@ def test_zero_slack_plans_are_judged_at_sf_1_only() -> None:
     assert checks.hybrid_fig6_check(runs.assign(scale=1.0), "full", "none")["verdict"] == "holds"
     margin = pd.DataFrame(_runs("slowest", "ok", *[-0.5] * 5)).assign(scale=0.01)
     assert checks.hybrid_fig6_check(margin, "quick", "slowest")["verdict"] == "holds"  # slack is not jitter
+
+
+def _split(parts: int, rows: dict[tuple[str, int], float]) -> pd.DataFrame:
+    """Fig. 4's rows (query, k, seconds, parts) with ``relative`` as the notebook adds it."""
+    frame = pd.DataFrame([{"query": q, "k": k, "seconds": s, "parts": parts} for (q, k), s in rows.items()])
+    return frame.assign(relative=frame["seconds"] / frame["query"].map(frame[frame["k"] == 1].set_index("query")["seconds"]))
+
+
+def _aggregation(points: dict[str, dict[int, float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"query": q, "kind": "aggregate", "size": n, "seconds": s}
+                         for q, sizes in points.items() for n, s in sizes.items()])
+
+
+FIG4_SPLIT = {("Q10", 1): 10.0, ("Q10", 60): 55.0, ("CQ1", 1): 1.0, ("CQ1", 60): 2.0, ("CQ2", 1): 1.1,
+              ("CQ2", 60): 5.0}
+#: AggCost(60) interpolated between 32 and 64 partials: CQ3 2 + 28/32·2 = 3.75 s, CQ4 5 + 28/32·4 = 8.5 s.
+FIG4_AGG = {"CQ3": {32: 2.0, 64: 4.0}, "CQ4": {32: 5.0, 64: 9.0}}
+
+
+def test_fig4s_numbers_hold_within_a_factor_of_one_and_a_half_at_sf_1() -> None:
+    rows = {r["check"]: r for r in checks.fig4_number_checks(_split(900, FIG4_SPLIT), _aggregation(FIG4_AGG), "full", 1.0)}
+    assert list(rows) == ["fig4-q10", "fig4-cq2", "fig4-agg-cq3", "fig4-agg-cq4"]
+    assert all(r["verdict"] == "holds" for r in rows.values())
+    assert rows["fig4-q10"]["margin"] == pytest.approx(5.5 / 4 - 1)  # 5.5× in [4×, 9×], nearer the low edge
+    assert rows["fig4-cq2"]["margin"] == pytest.approx(2.5 / 1.8 - 1)  # 5.0 / 2.0 = 2.5× in [1.8×, 4.05×]
+    assert rows["fig4-agg-cq3"]["detail"].startswith("3.75 s (paper 3 s)")
+    assert rows["fig4-agg-cq4"]["margin"] == pytest.approx(10.5 / 8.5 - 1)
+    assert {r["reading"] for r in rows.values()} == {"paper", checks.AGG_SECONDS}
+    assert rows["fig4-agg-cq3"]["reading"] == checks.AGG_SECONDS and "4.5 s" in rows["fig4-agg-cq3"]["claim"]
+    # the two aggregation bands stay apart: the factor is the widest that separates 3 from 7
+    assert 3 * checks.BAND < 7 / checks.BAND
+
+
+def test_fig4s_numbers_differ_outside_the_band() -> None:
+    overhead = {**FIG4_SPLIT, ("Q10", 60): 600.0, ("CQ2", 60): 2.0}  # 60× (every batch its overhead) and CQ2 = CQ1
+    agg = {"CQ3": {32: 0.4, 64: 0.56}, "CQ4": FIG4_AGG["CQ4"]}  # CQ3: 0.54 s
+    rows = {r["check"]: r for r in checks.fig4_number_checks(_split(900, overhead), _aggregation(agg), "full", 1.0)}
+    assert [r["verdict"] for r in rows.values()] == ["differs", "differs", "differs", "holds"]
+    assert rows["fig4-q10"]["margin"] == pytest.approx(9 / 60 - 1)
+    assert rows["fig4-cq2"]["margin"] == pytest.approx(1.5 / 2.7 - 1)
+    assert rows["fig4-agg-cq3"]["margin"] < 0 and rows["fig4-agg-cq3"]["detail"].startswith("0.54 s (paper 3 s)")
+
+
+def test_fig4s_numbers_are_undecided_without_the_split_or_below_sf_1() -> None:
+    quick = _split(12, {(q, k): 1.0 + k for q in ("CQ2", "Q14") for k in (1, 2, 4)})
+    rows = checks.fig4_number_checks(quick, _aggregation({"CQ2": {2: 0.3, 8: 0.4}}), "quick", 0.01)
+    assert [(r["verdict"], r["reason"]) for r in rows] == [("undecided", "scale")] * 4
+    assert rows[0]["detail"] == "P = 12 parts have no 60 equal batches" and math.isnan(rows[0]["margin"])
+    assert rows[2]["detail"] == "this profile does not calibrate CQ3"
+    shallow = checks.fig4_number_checks(_split(900, FIG4_SPLIT), _aggregation({"CQ3": {2: 0.3, 32: 0.5}}), "full", 1.0)
+    assert shallow[2]["verdict"] == "undecided" and "measured up to 32 partials only" in shallow[2]["detail"]
+    no_q10 = checks.fig4_number_checks(_split(900, {k: v for k, v in FIG4_SPLIT.items() if k[0] != "Q10"}),
+                                       _aggregation(FIG4_AGG), "full", 1.0)
+    assert no_q10[0]["detail"] == "this profile does not run Q10 at k = 60" and no_q10[1]["verdict"] == "holds"
+    # measured below SF 1: the numbers are shown, the verdict left to SF 1
+    small = checks.fig4_number_checks(_split(900, FIG4_SPLIT), _aggregation(FIG4_AGG), "custom", 0.1)
+    assert {(r["verdict"], r["reason"]) for r in small} == {("undecided", "scale")}
+    assert small[0]["margin"] == pytest.approx(5.5 / 4 - 1) and small[0]["detail"].startswith("5.5× (paper 6×). At SF 0.1")
+
+
+def _streams(costs: dict[str, dict[str, float | None]]) -> pd.DataFrame:
+    """Fig. 5's rows: a cost per query and trigger (None: the run failed), 12 parts."""
+    return pd.DataFrame([{"query": q, "trigger": t, "files_per_trigger": files_per_trigger(t, 12),
+                          "status": "ok" if c is not None else "failed", "cost_seconds": c}
+                         for q, by in costs.items() for t, c in by.items()])
+
+
+def test_check_13_streaming_cost_does_not_rise_beyond_15_percent_as_the_interval_grows() -> None:
+    row = checks.fig5_interval_check(_streams({"CQ2": {"one-shot": 0.65, "default": 1.0, "10min": 0.6},
+                                               "Q14": {"default": 2.0, "10min": 1.0}}), "quick")
+    assert row["check"] == "fig5-interval" and row["verdict"] == "holds"
+    assert row["margin"] == pytest.approx(0.15 - (0.65 / 0.6 - 1))  # one-shot 8 % above 10 min: within 15 %
+    assert row["detail"].startswith("CQ2: default 1.00 s → 10min 0.60 s → one-shot 0.65 s; worst increase +8% (at one-shot)")
+
+
+def test_check_13_differs_on_a_rise_beyond_15_percent_even_in_small_steps() -> None:
+    # each step rises 13 % over the one before, but the last is 28 % above the cheapest shorter interval
+    creeping = _streams({"CQ2": {"default": 1.0, "5min": 0.6, "10min": 0.678, "30min": 0.766}})
+    row = checks.fig5_interval_check(creeping, "standard")
+    assert row["verdict"] == "differs" and row["margin"] == pytest.approx(0.15 - (0.766 / 0.6 - 1))
+    assert "worst relative increase +27.7%" in row["detail"]
+
+
+def test_check_13_is_undecided_when_no_query_streams_at_two_triggers() -> None:
+    row = checks.fig5_interval_check(_streams({"Q12": {"default": 3.0, "10min": None}, "CQ2": {"default": 1.0}}), "quick")
+    assert (row["verdict"], row["reason"]) == ("undecided", "scale") and math.isnan(row["margin"])
+    # a failed run is left out of the order, the others judged
+    row = checks.fig5_interval_check(_streams({"Q12": {"default": 3.0, "5min": None, "10min": 2.0}}), "quick")
+    assert row["verdict"] == "holds" and "5min" not in row["detail"]
