@@ -158,7 +158,7 @@ def open_notebook(browser: Any, url: str, plots: int, blocked: list[str]) -> Any
 
 
 #: Before a slider moves: mark its explorer's figures (the nearest box around the slider that
-#: holds plots) as old, and return how many there are.
+#: holds plots) as old, note the time, and return how many there are.
 MARK = """label => {
   const box = Array.from(document.querySelectorAll('.widget-slider'))
     .find(b => (b.querySelector('.widget-label') || {}).textContent.trim() === label);
@@ -167,13 +167,15 @@ MARK = """label => {
   window.__slRoot = root;
   const plots = root.querySelectorAll('.js-plotly-plot');
   plots.forEach(gd => { gd.__slOld = true; });
+  window.__slMarkAt = performance.now();
   return plots.length;
 }"""
 #: After: the time (performance.now()) once every figure of that explorer has been drawn anew
-#: (an explorer replaces each pane's figure on a redraw), else false.
+#: (an explorer redraws each pane's element in place and stamps it with ``__slDrawnAt``,
+#: ``staleness_lab/widgets/pane.py``; a new element counts too), else false.
 REDRAWN = """n => { const plots = Array.from(window.__slRoot.querySelectorAll('.js-plotly-plot'));
-  return plots.length >= n && plots.every(gd => !gd.__slOld && gd._fullLayout && gd.querySelector('.main-svg'))
-    ? performance.now() : false; }"""
+  return plots.length >= n && plots.every(gd => (!gd.__slOld || gd.__slDrawnAt > window.__slMarkAt)
+    && gd._fullLayout && gd.querySelector('.main-svg')) ? performance.now() : false; }"""
 
 
 def slider_handle(page: Any, label: str) -> Any:
