@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,15 +89,22 @@ class Served:
         self.spawned |= descendants(self.proc.pid)
 
 
+def teach_command(port: int, ip: str | None = None) -> list[str]:
+    """``staleness-lab teach --port P [--ip ADDR]``."""
+    return [*COMMAND, "teach", "--port", str(port), *(["--ip", ip] if ip else [])]
+
+
 @contextmanager
-def teach_server(log: Path, *, ip: str | None = None, stop: int = signal.SIGTERM) -> Iterator[Served]:
-    """``staleness-lab teach --port P [--ip ADDR]`` (a free port, loopback unless ``ip``) in its
-    own session, answering on loopback; stopped by ``stop`` to its process group (SIGKILL if it
-    outlives :data:`STOP_TIMEOUT`)."""
+def teach_server(log: Path, *, ip: str | None = None, stop: int = signal.SIGTERM,
+                 command: Callable[[int], list[str]] | None = None) -> Iterator[Served]:
+    """``staleness-lab teach --port P [--ip ADDR]`` (a free port, loopback unless ``ip``), or
+    ``command(P)`` when given (e.g. ``make teach``), in its own session, answering on loopback;
+    stopped by ``stop`` to its process group (SIGKILL if it outlives :data:`STOP_TIMEOUT`)."""
     port = free_port()
+    argv = command(port) if command is not None else teach_command(port, ip)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([*COMMAND, "teach", "--port", str(port), *(["--ip", ip] if ip else [])],
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     served = Served(f"http://127.0.0.1:{port}/", proc, log)
     try:
         deadline = time.monotonic() + START_TIMEOUT
