@@ -5,8 +5,11 @@ on one ``staleness-lab teach`` server, and the offline handouts' sizes.
    notebook's main explorer opened in headless Chromium (Playwright on the system ``chromium``,
    every request off loopback refused) and its main slider stepped ``--redraws`` times with the
    keyboard, right and left in turn; one redraw is the time from the key press to the explorer's
-   last figure drawn anew (its SVG in the page), polled at each animation frame. The kernel's
-   share alone is ``bench_widgets.py``.
+   last figure drawn anew (each pane's element redrawn in place, ``widgets/pane.py``, or a new
+   one), polled at each animation frame. The time to open the page (the notebook run in a fresh
+   kernel, every figure drawn) is reported too. The kernel's share alone is ``bench_widgets.py``.
+   The load average (1 min) before and after each part is printed and kept: the machine is
+   shared, and a redraw on a loaded one is slower.
 2. **A class**: ``--sessions`` pages (browser contexts) open the first notebook at once on one
    fresh server (one run per number given) and each steps its period slider ``--moves`` times; the p95 of every redraw, and the
    resident memory of the server (Voila) and of its kernels (one per page), per session.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -67,17 +71,27 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def load_average() -> float:
+    """The machine's load average over the last minute."""
+    return round(os.getloadavg()[0], 2)
+
+
 def redraws_per_explorer(browser: Any, url: str, redraws: int) -> dict[str, Any]:
-    """Step each explorer's main slider ``redraws`` times in one page per notebook."""
+    """Open each explorer's notebook in a page of its own and step its main slider ``redraws`` times."""
     results = {}
     for explorer, (notebook, label, plots) in EXPLORERS.items():
+        load = load_average()
+        started = time.perf_counter()
         page = open_notebook(browser, f"{url}voila/render/{notebook}.ipynb", plots, [])
+        opened = time.perf_counter() - started
         step_slider(page, label)  # warm-up: the first redraw compiles and caches
         times = [step_slider(page, label, "ArrowLeft" if k % 2 else "ArrowRight") for k in range(redraws)]
         page.close()
-        results[explorer] = {"notebook": notebook, "slider": label, **quantiles(times)}
-        print(f"{explorer:18s} {label:18s} median {results[explorer]['median_ms']:7.1f} ms  "
-              f"p95 {results[explorer]['p95_ms']:7.1f} ms", flush=True)
+        results[explorer] = {"notebook": notebook, "slider": label, **quantiles(times), "open_s": round(opened, 2),
+                             "load_before": load, "load_after": load_average()}
+        r = results[explorer]
+        print(f"{explorer:18s} {label:18s} median {r['median_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  "
+              f"page open {r['open_s']:5.1f} s  load {r['load_before']:.2f} -> {r['load_after']:.2f}", flush=True)
     return results
 
 
@@ -167,14 +181,16 @@ def main() -> int:
             finally:
                 browser.close()
     for sessions in args.sessions:
+        load = load_average()
         with teach_server(log) as served:  # a fresh server: only the class's kernels in its memory
             notebook, label, _ = EXPLORERS["ScheduleExplorer"]
             c = asyncio.run(_class(chromium, f"{served.url}voila/render/{notebook}.ipynb", label, sessions, args.moves,
                                    served.proc.pid))
+        c.update(load_before=load, load_after=load_average())
         results.setdefault("class", []).append(c)
         print(f"class: {c['sessions']} sessions x {c['moves']} moves: median {c['median_ms']} ms, p95 {c['p95_ms']} ms; "
-              f"{c['kernels']} kernels, {c['kernel_rss_mb_per_session']} MB each, server {c['server_rss_mb']} MB",
-              flush=True)
+              f"{c['kernels']} kernels, {c['kernel_rss_mb_per_session']} MB each, server {c['server_rss_mb']} MB; "
+              f"load {c['load_before']:.2f} -> {c['load_after']:.2f}", flush=True)
     if not args.skip_handouts:
         results["handouts_bytes"] = handout_sizes()
     if args.out:

@@ -42,6 +42,10 @@ def handout_source(path: Path) -> Any:
 
 
 def without_handout_cell(nb: Any) -> Any:
-    """``nb`` (executed) without the cell :func:`handout_source` put in."""
+    """``nb`` (executed) without the cell :func:`handout_source` put in, nor the live widgets'
+    state that the kernel client stores in the notebook's metadata: a handout's explorers are
+    static HTML, the state would only feed a widget manager the page never loads, and it holds
+    plotly.js once more (the live panes bring it to a kernel's page, ``widgets/pane.py``)."""
     nb.cells = [c for c in nb.cells if HANDOUT_TAG not in c.get("metadata", {}).get("tags", [])]
+    nb.metadata.pop("widgets", None)
     return nb

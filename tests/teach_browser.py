@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,15 +89,22 @@ class Served:
         self.spawned |= descendants(self.proc.pid)
 
 
+def teach_command(port: int, ip: str | None = None) -> list[str]:
+    """``staleness-lab teach --port P [--ip ADDR]``."""
+    return [*COMMAND, "teach", "--port", str(port), *(["--ip", ip] if ip else [])]
+
+
 @contextmanager
-def teach_server(log: Path, *, ip: str | None = None, stop: int = signal.SIGTERM) -> Iterator[Served]:
-    """``staleness-lab teach --port P [--ip ADDR]`` (a free port, loopback unless ``ip``) in its
-    own session, answering on loopback; stopped by ``stop`` to its process group (SIGKILL if it
-    outlives :data:`STOP_TIMEOUT`)."""
+def teach_server(log: Path, *, ip: str | None = None, stop: int = signal.SIGTERM,
+                 command: Callable[[int], list[str]] | None = None) -> Iterator[Served]:
+    """``staleness-lab teach --port P [--ip ADDR]`` (a free port, loopback unless ``ip``), or
+    ``command(P)`` when given (e.g. ``make teach``), in its own session, answering on loopback;
+    stopped by ``stop`` to its process group (SIGKILL if it outlives :data:`STOP_TIMEOUT`)."""
     port = free_port()
+    argv = command(port) if command is not None else teach_command(port, ip)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([*COMMAND, "teach", "--port", str(port), *(["--ip", ip] if ip else [])],
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     served = Served(f"http://127.0.0.1:{port}/", proc, log)
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -158,7 +165,7 @@ def open_notebook(browser: Any, url: str, plots: int, blocked: list[str]) -> Any
 
 
 #: Before a slider moves: mark its explorer's figures (the nearest box around the slider that
-#: holds plots) as old, and return how many there are.
+#: holds plots) as old, note the time, and return how many there are.
 MARK = """label => {
   const box = Array.from(document.querySelectorAll('.widget-slider'))
     .find(b => (b.querySelector('.widget-label') || {}).textContent.trim() === label);
@@ -167,13 +174,15 @@ MARK = """label => {
   window.__slRoot = root;
   const plots = root.querySelectorAll('.js-plotly-plot');
   plots.forEach(gd => { gd.__slOld = true; });
+  window.__slMarkAt = performance.now();
   return plots.length;
 }"""
 #: After: the time (performance.now()) once every figure of that explorer has been drawn anew
-#: (an explorer replaces each pane's figure on a redraw), else false.
+#: (an explorer redraws each pane's element in place and stamps it with ``__slDrawnAt``,
+#: ``staleness_lab/widgets/pane.py``; a new element counts too), else false.
 REDRAWN = """n => { const plots = Array.from(window.__slRoot.querySelectorAll('.js-plotly-plot'));
-  return plots.length >= n && plots.every(gd => !gd.__slOld && gd._fullLayout && gd.querySelector('.main-svg'))
-    ? performance.now() : false; }"""
+  return plots.length >= n && plots.every(gd => (!gd.__slOld || gd.__slDrawnAt > window.__slMarkAt)
+    && gd._fullLayout && gd.querySelector('.main-svg')) ? performance.now() : false; }"""
 
 
 def slider_handle(page: Any, label: str) -> Any:

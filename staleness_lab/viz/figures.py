@@ -100,10 +100,11 @@ def blank() -> go.Figure:
 
 
 def _figure(title: str, x_title: str, y_title: str, **layout) -> go.Figure:
+    """A blank figure with its title, axis titles and ``layout``, set in one update (three took
+    twice as long, a few ms of every explorer figure)."""
     fig = blank()
-    fig.update_layout(title=dict(text=title), **layout)
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title)
+    fig.update_layout(title=dict(text=title), xaxis=dict(title=dict(text=x_title)),
+                      yaxis=dict(title=dict(text=y_title)), **layout)
     return fig
 
 

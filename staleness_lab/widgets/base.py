@@ -22,7 +22,7 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from staleness_lab.errors import Infeasible, InputError
-from staleness_lab.viz.offline import OfflineRenderer
+from staleness_lab.widgets.pane import PlotPane, plotly_loader
 
 #: Wide enough for labels like ``orders.period``.
 STYLE = {"description_width": "initial"}
@@ -39,8 +39,8 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class View:
-    """What one redraw shows: the summary (the API's own object), the figures by pane name and
-    notes (HTML: totals, verdicts)."""
+    """What one redraw shows: the summary (the API's own object), the figures by pane name (one
+    for every pane) and notes (HTML: totals, verdicts)."""
 
     summary: Any
     figures: dict[str, go.Figure]
@@ -72,12 +72,6 @@ def choice(options: Sequence[Any], value: Any, description: str) -> W.Dropdown:
                       layout=CONTROL_LAYOUT)
 
 
-def figure_output(fig: go.Figure) -> dict[str, Any]:
-    """``fig`` as one display_data output: plotly's JSON mime type (JupyterLab's plotly
-    extension draws it) and an HTML div for pages that load plotly.js themselves, no network."""
-    return {"output_type": "display_data", "data": OfflineRenderer().to_mimebundle(fig.to_dict()), "metadata": {}}
-
-
 class Explorer:
     """The shared frame (module docstring). Subclasses build their controls, call
     ``super().__init__(controls, rows, main)`` (``rows``: pane names, each row side by side;
@@ -95,10 +89,10 @@ class Explorer:
         self.notes = ""
         self._reason = W.HTML(layout=W.Layout(display="none"))
         self._notes = W.HTML()
-        self._panes = {name: W.Output(layout=W.Layout(flex="1 1 0", min_width="0")) for row in rows for name in row}
-        boxes = [W.HBox([self._panes[name] for name in row]) for row in rows]
+        self._panes = {name: PlotPane() for row in rows for name in row}
+        boxes = [W.HBox([self._panes[name].widget for name in row]) for row in rows]
         panel = W.Box(list(self.controls.values()), layout=W.Layout(flex_flow="row wrap"))
-        self.widget = W.VBox([panel, self._reason, *boxes, self._notes])
+        self.widget = W.VBox([plotly_loader(), panel, self._reason, *boxes, self._notes])
         for control in self.controls.values():
             control.observe(self._changed, names="value")
         self.refresh()
@@ -127,7 +121,7 @@ class Explorer:
             return self._refuse(f"this combination could not be drawn ({type(err).__name__}: {err})")
         self.summary, self.figures, self.notes, self.reason = view.summary, view.figures, view.notes, None
         for name, pane in self._panes.items():
-            pane.outputs = (figure_output(view.figures[name]),) if name in view.figures else ()
+            pane.show(view.figures[name])
         self._notes.value = view.notes
         self._reason.value = ""
         self._reason.layout.display = "none"

@@ -6,6 +6,9 @@ generator at the deadline factor rho and slack C_max (:func:`staleness_lab.inter
 deadlines.with_deadlines`, the queries' own order), and a scheme plans them
 (:func:`staleness_lab.intermittent.schemes.make_plan`): Algorithm 1, LLF/EDF/SJF/RR or the
 CP-SAT optimum, whose report gives its optimality gap and the best heuristic it started from.
+The optimum is sought within a budget that keeps a redraw interactive (:func:`optimal_options`):
+exactly, by dynamic programming, when every query has an executor of its own; otherwise the
+notes say "feasible, gap g" whenever the budget ends before the proof.
 """
 
 from __future__ import annotations
@@ -28,16 +31,42 @@ SCHEMES = (("Algorithm 1 (one query)", "algorithm1"), ("LLF", "llf"), ("EDF", "e
            ("RR", "rr"), ("CP-SAT optimum", "optimal"))
 MAX_QUERIES = 3
 MAX_EXECUTORS = 3
-#: CP-SAT's budget in the explorer: one worker and a deterministic limit per phase, so the same
-#: controls give the same plan; the wall-clock limit only stops a runaway solve. On E5 at
-#: rho = 0.2 no budget proves the misses optimal (2.0 took 14 s for the same plan as 0.5 in 6 s):
-#: the explorer then shows "feasible" and the gap, which is the lesson.
-OPTIMAL = {"workers": 1, "deterministic_time": 0.5, "time_limit": 2.0}
+#: CP-SAT's budget per phase in the explorer, in deterministic seconds with one worker, so the
+#: same controls give the same plan and a redraw stays interactive (about 0.1-0.2 s). E5's three
+#: queries on one executor are not proven optimal within it (at rho 0.2 no budget under 2.0
+#: deterministic s proves them, 14 s): the notes then say "feasible, gap g", which is the lesson;
+#: ``BatchPlanExplorer(..., budget=0.5)`` gives the solver more.
+BUDGET = 0.005
+#: A runaway solve's wall-clock stop (seconds per phase); the deterministic budget ends it first.
+TIME_LIMIT = 2.0
+
+
+def optimal_options(qs: QuerySet, budget: float = BUDGET) -> dict[str, object]:
+    """What the explorer hands :func:`~staleness_lab.intermittent.schemes.make_plan` for the
+    optimum of ``qs``: when every query has an executor of its own, the decomposition, which plans
+    each exactly by dynamic programming (:mod:`staleness_lab.optimize.one_query`), proven in
+    milliseconds; otherwise the slot model within ``budget``."""
+    method = "decomposition" if len(qs.queries) <= qs.executors else "monolithic"
+    return {"workers": 1, "deterministic_time": budget, "time_limit": TIME_LIMIT, "method": method}
+
+
+def solver_verdict(solver: dict) -> str:
+    """The optimum's standing in words: ``optimal (proven)``, or ``feasible, gap g`` with the
+    first phase not proven (``gap not known`` when that phase found no plan within the budget,
+    so the plan is the heuristic it started from)."""
+    unproven = next((p for p in solver.get("phases", ()) if p.get("status") != "optimal"), None)
+    if solver.get("status") == "optimal" and unproven is None:
+        return "optimal (proven)"
+    if unproven is None:
+        return str(solver.get("status"))
+    gap = unproven.get("gap")
+    shown = "gap not known" if gap is None else f"gap {gap:.3g}"
+    return f"{solver.get('status')}, {shown} (the {unproven['phase']} phase not proven within the budget)"
 
 
 def plan_notes(plan: BatchPlan) -> str:
-    """Misses and cost of ``plan``; for the optimum, the solver's status, each phase's gap and
-    the best heuristic it was hinted with."""
+    """Misses and cost of ``plan``; for the optimum, :func:`solver_verdict`, each phase's status
+    and gap, and the best heuristic it was hinted with."""
     text = (f"<p><b>{plan.misses}</b> deadline(s) missed · total cost <b>{float(plan.total_cost):.4g}</b> s "
             f"({html.escape(plan.scheme)})</p>")
     solver = plan.solver
@@ -47,7 +76,8 @@ def plan_notes(plan: BatchPlan) -> str:
         hint = solver.get("hint")
         against = ("" if not hint else f"; the best heuristic ({html.escape(str(hint['scheme']))}) had "
                    f"{hint['misses']} miss(es) at cost {hint['total_cost']:.4g} s")
-        text += f"<p>CP-SAT: <b>{html.escape(str(solver.get('status')))}</b> ({phases}){against}</p>"
+        text += (f"<p>CP-SAT ({html.escape(str(solver.get('method')))}): <b>{html.escape(solver_verdict(solver))}</b>"
+                 f" ({phases}){against}</p>")
     return text + viz.styled(plan.queries, precision=4, hide_index=True).to_html()
 
 
@@ -59,12 +89,14 @@ class BatchPlanExplorer(Explorer):
     ``.summary`` is :meth:`~staleness_lab.intermittent.BatchPlan.to_json` of the plan shown;
     ``.figures``: ``plan`` (the Gantt chart with deadlines and misses). A plan that a scheme
     cannot make (Algorithm 1 on several queries, a deadline it cannot meet) shows the reason.
-    ``main`` (the control a handout precomputes): ``rho`` by default.
+    ``main`` (the control a handout precomputes): ``rho`` by default; ``budget``: CP-SAT's
+    deterministic seconds per phase for the optimum (:func:`optimal_options`).
     """
 
     def __init__(self, queryset: QuerySet | str | Path, *, queries: int | None = None, rho: float = 0.4,
-                 scheme: str = "edf", main: str = "rho") -> None:
+                 scheme: str = "edf", main: str = "rho", budget: float = BUDGET) -> None:
         self.queryset = queryset if isinstance(queryset, QuerySet) else load_queryset(queryset)
+        self.budget = budget
         qs = self.queryset
         count = min(len(qs.queries), MAX_QUERIES)
         c_max = float(qs.c_max or 0)
@@ -89,8 +121,9 @@ class BatchPlanExplorer(Explorer):
         scheme = c["scheme"].value
         if scheme == "algorithm1" and c["queries"].value > 1:
             raise InputError("scheme", "Algorithm 1 plans one query alone: set queries to 1")
-        extra = OPTIMAL if scheme == "optimal" else {}
-        plan = make_plan(self.instance(), scheme, minbatch=c["minbatch"].value, **extra)
+        qs = self.instance()
+        extra = optimal_options(qs, self.budget) if scheme == "optimal" else {}
+        plan = make_plan(qs, scheme, minbatch=c["minbatch"].value, **extra)
         if plan.status != "ok":
             raise Refused(f"{scheme} made no plan ({plan.status}): {plan.reason or 'no reason given'}")
         return View(plan.to_json(), {"plan": viz.batch_gantt(plan)}, plan_notes(plan))

@@ -18,13 +18,9 @@ def drawn(explorer: Any) -> dict[str, str]:
 
 
 def shown_in_page(explorer: Any) -> dict[str, Any]:
-    """The plotly JSON each pane of ``explorer.widget`` holds now, by position: what the page draws."""
-    bundles = []
-    for row in explorer.widget.children:
-        for pane in getattr(row, "children", ()):
-            for output in getattr(pane, "outputs", ()):
-                bundles.append(output["data"]["application/vnd.plotly.v1+json"])
-    return {"count": len(bundles), "data": json.dumps([b["data"] for b in bundles], sort_keys=True, default=str)}
+    """The plotly JSON each pane of ``explorer.widget`` was sent last, by position: what the page draws."""
+    shown = [pane.shown for pane in explorer._panes.values() if pane.shown is not None]
+    return {"count": len(shown), "data": json.dumps([fig["data"] for fig in shown], sort_keys=True, default=str)}
 
 
 def refused_keeps_view(explorer: Any, control: str, value: Any, *needles: str) -> None:

@@ -3,6 +3,7 @@ plan no scheme can make shows why."""
 
 from __future__ import annotations
 
+from typing import Any
 
 import pytest
 
@@ -10,13 +11,23 @@ from staleness_lab.intermittent import load_queryset
 from staleness_lab.intermittent.deadlines import with_deadlines
 from staleness_lab.intermittent.schemes import make_plan
 from staleness_lab.widgets import BatchPlanExplorer
-from staleness_lab.widgets.plans import OPTIMAL
+from staleness_lab.widgets.plans import optimal_options
 from tests.widgets.helpers import E5, drawn, refused_keeps_view
 
 
 @pytest.fixture()
 def explorer() -> BatchPlanExplorer:
     return BatchPlanExplorer(E5)
+
+
+def timeless(value: Any) -> Any:
+    """A plan's JSON without the solver's wall-clock ``seconds`` (per phase, per stage): all else
+    is deterministic with one worker and a deterministic budget."""
+    if isinstance(value, dict):
+        return {k: timeless(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [timeless(v) for v in value]
+    return value
 
 
 def e5(queries: int, rho: float, executors: int = 1, c_max: float | None = 10):
@@ -41,10 +52,36 @@ def test_e5_at_rho_0_4_has_the_files_deadlines_and_the_planners_plan(explorer: B
 def test_the_optimum_shows_its_gap_and_the_heuristic_it_beat(explorer: BatchPlanExplorer) -> None:
     explorer.controls["queries"].value = 2
     explorer.controls["scheme"].value = "optimal"
-    plan = make_plan(e5(2, 0.4), "optimal", **OPTIMAL)
-    assert explorer.summary["status"] == "ok" and explorer.summary["solver"]["status"] == plan.solver["status"]
-    assert (explorer.summary["misses"], explorer.summary["total_cost"]) == (plan.misses, float(plan.total_cost))
+    plan = make_plan(e5(2, 0.4), "optimal", **optimal_options(e5(2, 0.4)))
+    assert timeless(explorer.summary) == timeless(plan.to_json())  # one worker, a deterministic budget
     assert "CP-SAT" in explorer.notes and "gap" in explorer.notes and "the best heuristic" in explorer.notes
+
+
+def test_an_unproven_optimum_says_feasible_and_its_gap(explorer: BatchPlanExplorer) -> None:
+    """Three queries on one executor at rho 0.2: the interactive budget ends before the proof,
+    and the notes say so with the gap of the first phase left unproven, as the solver reports it."""
+    explorer.controls["rho"].value = 0.2
+    explorer.controls["scheme"].value = "optimal"
+    plan = make_plan(e5(3, 0.2), "optimal", **optimal_options(e5(3, 0.2)))
+    assert timeless(explorer.summary) == timeless(plan.to_json())
+    solver = explorer.summary["solver"]
+    assert solver["status"] == "feasible" and solver["method"] == "monolithic"
+    first = next(p for p in solver["phases"] if p["status"] != "optimal")
+    said = "gap not known" if first["gap"] is None else f"gap {first['gap']:.3g}"
+    assert f"<b>feasible, {said} (the {first['phase']} phase not proven within the budget)</b>" in explorer.notes
+    assert "proven)" not in explorer.notes.replace("not proven", "")
+
+
+def test_queries_on_executors_of_their_own_are_proven_by_the_exact_dp(explorer: BatchPlanExplorer) -> None:
+    explorer.controls["executors"].value = 3
+    explorer.controls["rho"].value = 0.2
+    explorer.controls["scheme"].value = "optimal"
+    solver = explorer.summary["solver"]
+    assert solver["method"] == "decomposition" and solver["status"] == "optimal"
+    assert all(p["status"] == "optimal" and p["gap"] == 0 for p in solver["phases"])
+    assert "<b>optimal (proven)</b>" in explorer.notes
+    expected = make_plan(e5(3, 0.2, executors=3), "optimal", **optimal_options(e5(3, 0.2, executors=3)))
+    assert timeless(explorer.summary) == timeless(expected.to_json())
 
 
 def test_algorithm1_plans_one_query_alone(explorer: BatchPlanExplorer) -> None:
