@@ -1193,11 +1193,11 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
     most = [FIRST_COUNTS] * len(grids)
     stop = _stop(budget)
 
-    def generate(k: int) -> list[Column]:
-        return columns(grids[k], max_cost=limits[k], on_time=on_time, most=most[k], layers=layers[k], stop=stop)
+    def generate(k: int, count: int) -> list[Column]:
+        return columns(grids[k], max_cost=limits[k], on_time=on_time, most=count, layers=layers[k], stop=stop)
 
     try:
-        cols = [generate(k) for k in range(len(grids))]
+        cols = [generate(k, most[k]) for k in range(len(grids))]
     except OutOfTime as err:
         stages.append({"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
                        "stopped": f"the time limit ran out at query {err}"})
@@ -1211,12 +1211,12 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
         if not wider or budget.left() <= MIN_ROUND_SHARE * budget.total:
             break
         began, round_no = time.perf_counter(), round_no + 1
-        try:
-            for k in wider:  # the master took a wide column: more batch counts of that query, priced alike
-                most[k] *= 2
-                cols[k] = generate(k)
+        try:  # the master took a wide column: more batch counts of that query, priced alike
+            fresh = {k: generate(k, 2 * most[k]) for k in wider}
         except OutOfTime:
             break          # the last master's columns still stand: its bounds hold
+        for k, mine in fresh.items():
+            most[k], cols[k] = 2 * most[k], mine
         stages.append({"stage": "columns", "round": round_no, "seconds": round(time.perf_counter() - began, 4),
                        "columns": {grids[k].name: len(cols[k]) for k in wider}, "priced": on_time})
     if master.bound1 is not None:
