@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.intermittent import AggCost, FixedRate, LinearCost, Query, QuerySet, check_plan
@@ -69,11 +70,12 @@ def brute_force(qs: QuerySet) -> tuple[int, F]:
 
 
 @st.composite
-def off_grid_sets(draw: st.DrawFn) -> QuerySet:
-    """One executor, 1-3 queries of 1-3 tuples (at most 6 in all), costs, arrivals, aggregations
-    and deadlines in 1/den with den off the 0.1 grid (an exact grid fits) or :data:`FINE` (none does)."""
-    den = draw(st.sampled_from([7, 30, FINE, FINE]))
-    count = draw(st.integers(1, 3))
+def off_grid_sets(draw: st.DrawFn, executors: int = 1, dens: tuple[int, ...] = (7, 30, FINE, FINE)) -> QuerySet:
+    """1-3 queries (more than ``executors``) of 1-3 tuples (at most 6 in all), costs, arrivals,
+    aggregations and deadlines in 1/den with den off the 0.1 grid (an exact grid fits) or
+    :data:`FINE` (none does)."""
+    den = draw(st.sampled_from(dens))
+    count = draw(st.integers(executors + 1 if executors > 1 else 1, 3))
     queries = []
     for k in range(count):
         n = draw(st.integers(1, 3 if count < 3 else 2))
@@ -86,7 +88,7 @@ def off_grid_sets(draw: st.DrawFn) -> QuerySet:
         agg = AggCost(a0=value(0, 1), a1=value(0, 1)) if n > 1 else AggCost()
         deadline = arrivals.we + value(1, 4 * count)
         queries.append(Query(f"q{k}", arrivals, deadline, cost, agg))
-    return QuerySet(queries=tuple(queries), time_unit=F(1, 10))
+    return QuerySet(queries=tuple(queries), executors=executors, time_unit=F(1, 10))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -105,6 +107,26 @@ def test_the_bounds_hold_for_the_true_costs(qs: QuerySet, method: str) -> None:
         assert (value[0], value[1]) == (misses, price)
     for policy in POLICIES:
         assert dispatch(qs, policy).misses >= first["bound"], policy
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(qs=off_grid_sets(executors=2, dens=(7, 30)))
+def test_on_two_executors_the_bounds_hold_against_the_optimum_on_an_exact_grid(qs: QuerySet) -> None:
+    """Queries sharing two executors: the true optimum is the slot model's, proven on the data's
+    exact grid (every number a multiple of its unit, so nothing is rounded)."""
+    unit = exact_unit(qs)
+    assume(unit is not None)
+    reference = optimal_plan(replace(qs, time_unit=unit), workers=1, deterministic_time=5.0, max_terms=None)
+    assume(reference.solver["status"] == "optimal")
+    misses, price = true_key(reference, "misses")[:2]
+    plan = optimal_plan(qs, method="decomposition", workers=1, deterministic_time=2.0, max_terms=None)
+    assert plan.status == "ok" and check_plan(qs, plan) == []
+    first, cost = plan.solver["phases"][-2:]
+    value = true_key(plan, "misses")
+    assert first["bound"] <= misses <= first["objective"] == value[0]
+    assert cost["bound"] <= float(price) + 1e-9 and (misses, price) <= value[:2]
+    if plan.solver["status"] == "optimal":
+        assert value[:2] == (misses, price)
 
 
 def test_the_bound_grid_is_exact_when_it_fits_and_rounds_down_otherwise() -> None:
