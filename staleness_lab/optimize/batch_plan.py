@@ -21,9 +21,24 @@ starting at grid time ``s`` may hold the cumulative count ``c`` only if ``A(s·u
 (correction 2: look arrival times up by count, not counts by time). When ws, the arrival times,
 every ``Cost(x)``, every ``AggCost(n)`` and every D are multiples of ``u`` (``on_grid``), every
 semi-active schedule (each step as early as its predecessors and arrivals allow, which is never
-worse for any objective here) lies on the grid, so the grid optimum is the optimum; otherwise
-the result is "optimal on the grid" and ``solver["on_grid"]`` is false (its durations are the
-rounded-up ones, so the plan still passes ``check_plan``).
+worse for any objective here) lies on the grid, so the grid optimum is the optimum. Otherwise
+(``solver["on_grid"]`` false) the plan stays on the grid, its durations the rounded-up ones (so
+it is feasible for the true costs and passes ``check_plan``), while its bounds come from the
+*bound grid*, every duration and release rounded DOWN (:mod:`~staleness_lab.optimize.true_bounds`:
+every true plan maps onto it no worse, so its lower bounds hold for the true costs), and the
+result is the better, by its true key, of that plan and the hint itself (not snapped).
+
+**What is proven.** Off the grid (and on it alike) the reported phases compare the returned plan
+*at the cost model's durations* (each step where it starts, lasting ``Cost(x)`` or ``AggCost(n)``:
+:func:`~staleness_lab.intermittent.plan.at_model_costs`) with lower bounds that hold for every
+plan of the true problem (batches in tuple order, each holding only tuples arrived at its start,
+the final aggregation when the last batch ends, at most m steps at a time). ``status`` is
+``"optimal"`` only when the plan's true (phase-1 value, cost, batches, tardiness) reaches the key
+of a proven optimum of a relaxation of it (the relaxed master or each query's own DP on the bound
+grid, or each query's exact optimum off any grid when none shares an executor): then no plan of
+the true problem is better. Otherwise ``"feasible"``, each phase with its true bound and gap. The
+slot model's own rounds (their records kept in ``phases`` before the last round, and
+``grid_status``) prove optima of the rounded-up grid only.
 
 **Batch cost.** Linear costs whose ``S`` and ``R`` are multiples of ``u`` (exact on the grid)
 give each slot the affine duration ``S'·used + R'·x`` and the query's cost through the identity
@@ -85,18 +100,25 @@ count is then exact, not a cap) and ``plan.minbatch`` records x. ``cost_cap=True
 cost (grid units) ``<= floor((1 + δRSF)·Cost_q(N)/u)``.
 
 **Budget.** ``time_limit`` (seconds, wall clock) is per phase: each CP-SAT solve gets at most
-that, and the whole call (both phases and any rounds of K doubling) at most twice that, so a
-call with the defaults ends within about 20 s. ``deterministic_time`` instead gives every CP-SAT solve
+that, and the whole call at most twice that, counted from its start: the tables, both phases,
+any rounds of K doubling, the decomposition's columns (their DPs stop when the budget is spent;
+no relaxation is then built on them and the bounds are the time-free ones of the bound grid) and,
+off the grid, the true bounds (the slot model's rounds then get 3/4 of the budget). What runs past
+it is one DP layer, the tables of a call (Cost(x) for every size) and the pricing of its plans, so
+a call with the defaults ends within about 20 s. ``deterministic_time`` instead gives every CP-SAT solve
 ``max_deterministic_time`` with ``interleave_search`` and a fixed seed, and no wall-clock limit,
 so a result is reproducible run to run (sweeps use this); ``time_limit`` is then not used.
 ``workers`` CP-SAT threads, 1 to 64 (:func:`staleness_lab.cpsat.check_workers`); every solve runs
 through :func:`staleness_lab.cpsat.solve`, so Ctrl-C and SIGTERM stop it at once (no unproven
 plan is returned: the signal goes on to the caller).
 
-**Output.** Steps are exact Fractions (grid units × u). ``plan.status`` is ``"ok"`` when a plan
-exists (``solver["status"]`` is ``"optimal"`` when every phase was proven optimal and no K bound,
-else ``"feasible"``; off the grid, "optimal" means optimal on the grid), ``"infeasible"`` (proven) or ``"unknown"`` (no plan: timeout, or infeasible
-under a cap). ``plan.solver``::
+**Output.** Steps are exact Fractions (grid units × u, or the hint's own). ``plan.status`` is
+``"ok"`` when a plan exists (``solver["status"]`` is ``"optimal"`` when every phase was proven
+optimal and no K bound, for the true costs as above, else ``"feasible"``), ``"infeasible"``
+(proven) or ``"unknown"`` (no plan: timeout, or infeasible under a cap). Off the grid (and with
+the decomposition always) ``solver`` also has ``bound_unit`` (the bound grid's unit, seconds) and
+``bound_exact`` (whether no duration was rounded on it), and the returned round's two records
+hold the plan's true objectives and true bounds. ``plan.solver``::
 
     {"phases": [{"round", "phase": "misses"|"tardiness"|"cost", "status", "objective", "bound",
                  "gap", "seconds", "workers", "time_limit", "deterministic_time", "K": {query: K},
@@ -105,8 +127,8 @@ under a cap). ``plan.solver``::
      "status": "optimal"|"feasible"|..., "deadlines": "met"|"infeasible"|"unknown",
      "round": the round whose plan is returned, "rounds", "K_tried", "K_uncertified", ...}
 
-A phase's ``objective``/``bound`` are misses (a count), tardiness (seconds, on the grid) or total
-cost (seconds); ``gap = (objective - bound) / max(1, |objective|)``. ``deadlines`` is ``"met"``
+A phase's ``objective``/``bound`` are misses (a count), tardiness (seconds) or total cost
+(seconds); ``gap = (objective - bound) / max(1, |objective|)``. ``deadlines`` is ``"met"``
 when the plan is on time, ``"infeasible"`` when phase 1 proved a miss unavoidable with ``K = N``
 for every query on grid data, and ``"unknown"`` otherwise (e.g. E3 at f = 0.2 with a small K).
 """
@@ -117,7 +139,7 @@ import functools
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -132,9 +154,14 @@ from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
 from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan, Step, aggregate, batch
+from staleness_lab.intermittent.single import MAX_TUPLES as EXACT_MAX_TUPLES
+from staleness_lab.intermittent.single import exact
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
-from staleness_lab.optimize.decomposition import Column, HeadLayers, QueryGrid, columns, least_any, relaxation
+from staleness_lab.optimize.decomposition import (
+    Column, HeadLayers, OutOfTime, QueryGrid, columns, least_any, relaxation,
+)
 from staleness_lab.optimize.one_query import alone
+from staleness_lab.optimize.true_bounds import Incumbent, TrueKey, bound_unit, floor_bounds, true_key
 
 SCHEME = "optimal"
 #: CP-SAT's random seed (fixed: deterministic mode needs it, and wall-clock runs vary less).
@@ -154,6 +181,9 @@ SLOT_TERMS = 10
 #: Batch counts per query the decomposition's first columns cover (then doubled for a query whose
 #: wide column the master takes).
 FIRST_COUNTS = 4
+#: Off the grid, the share of the slot model's budget kept for the true bounds (the relaxed master
+#: on the bound grid, :mod:`~staleness_lab.optimize.true_bounds`).
+TRUE_BOUND_SHARE = 0.25
 #: The ``plan`` option that raises :data:`MAX_MODEL_TERMS`.
 MODEL_TERMS_FLAG = "--max-model-terms"
 
@@ -225,11 +255,24 @@ def _costs(cost: Any, n: int) -> tuple[Fraction, ...]:
     return (Fraction(0),) + tuple(cost(x) for x in range(1, n + 1))
 
 
+def _affine(base: Fraction, step: Fraction, counts: range, unit: Fraction, down: bool) -> list[int]:
+    """``ceil`` (or with ``down``, ``floor``) of ``(base + step·j)/u`` for j in ``counts``."""
+    if not down:
+        return _ceil_affine(base, step, counts, unit)
+    return [-v for v in _ceil_affine(-Fraction(base), -Fraction(step), counts, unit)]
+
+
 def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, cost_cap: bool,
-           last: int | None = None) -> _Const:
-    unit, n = qs.time_unit, query.n
+           last: int | None = None, *, unit: Fraction | None = None, down: bool = False,
+           objective: str = "misses") -> _Const:
+    """``query`` on the grid of ``unit`` (the planner's by default), every duration and release
+    rounded up; with ``down``, the bound grid's numbers (:mod:`~staleness_lab.optimize.true_bounds`):
+    durations and releases rounded down, the deadline down for misses and up for tardiness."""
+    unit = qs.time_unit if unit is None else unit
+    n = query.n
+    rounded = _floor if down else _ceil
     costs = _costs(query.cost, n)
-    dur = [0] + [_ceil(costs[x], unit) for x in range(1, n + 1)]
+    dur = [0] + [rounded(costs[x], unit) for x in range(1, n + 1)]
     lin = None
     if isinstance(query.cost, LinearCost):
         s, r = query.cost.S / unit, query.cost.R / unit
@@ -237,23 +280,25 @@ def _const(qs: QuerySet, query: Query, K: int, sizes: tuple[int, ...] | None, co
             lin = (int(s), int(r))
     agg_cost = query.agg_cost
     if agg_cost.values is None:
-        agg = [0, 0] + _ceil_affine(agg_cost.a0, agg_cost.a1, range(2, K + 1), unit)
+        agg = [0, 0] + _affine(agg_cost.a0, agg_cost.a1, range(2, K + 1), unit, down)
     else:
-        agg = [0, 0] + [_ceil(agg_cost(j), unit) for j in range(2, K + 1)]
+        agg = [0, 0] + [rounded(agg_cost(j), unit) for j in range(2, K + 1)]
     agg = agg[:K + 1]
     rate = None
     arrivals = query.arrivals
     if isinstance(arrivals, FixedRate):
-        a = 1 / (arrivals.rate * unit)
-        b = (arrivals.ws - 1 / arrivals.rate) / unit
-        scale = math.lcm(a.denominator, b.denominator)
-        rate = (scale, int(a * scale), int(b * scale))
-        release = [0] + _ceil_affine(arrivals.ws - 1 / arrivals.rate, 1 / arrivals.rate, range(1, n + 1), unit)
+        if not down:
+            a = 1 / (arrivals.rate * unit)
+            b = (arrivals.ws - 1 / arrivals.rate) / unit
+            scale = math.lcm(a.denominator, b.denominator)
+            rate = (scale, int(a * scale), int(b * scale))
+        release = [0] + _affine(arrivals.ws - 1 / arrivals.rate, 1 / arrivals.rate, range(1, n + 1), unit, down)
     else:
-        release = [0] + [_ceil(arrivals.input_time(c), unit) for c in range(1, n + 1)]
+        release = [0] + [rounded(arrivals.input_time(c), unit) for c in range(1, n + 1)]
     cap = _floor((1 + qs.delta_rsf) * query.min_cost, unit) if cost_cap else None
+    deadline = _ceil(query.deadline, unit) if down and objective == "tardiness" else _floor(query.deadline, unit)
     return _Const(query=query, K=K, dur=dur, lin=lin, agg=agg, release=release, rate=rate,
-                  deadline=_floor(query.deadline, unit), sizes=sizes, cap=cap, unit=unit, last=last)
+                  deadline=deadline, sizes=sizes, cap=cap, unit=unit, last=last)
 
 
 def _off_grid(qs: QuerySet) -> list[str]:
@@ -748,8 +793,9 @@ def _assign(items: list[tuple[int, int]], m: int) -> list[int]:
     return out
 
 
-def _steps(qs: QuerySet, solution: dict[str, _Solution]) -> tuple[Step, ...]:
-    unit = qs.time_unit
+def _steps(qs: QuerySet, solution: dict[str, _Solution], unit: Fraction | None = None) -> tuple[Step, ...]:
+    """The plan's steps from a solution in units of ``unit`` (the planner's grid by default)."""
+    unit = qs.time_unit if unit is None else unit
     raw: list[tuple[str, int, int, int, int, int]] = []   # query, start, end, first, last, merged(-1 batch)
     for query in qs.queries:
         sol = solution[query.name]
@@ -852,8 +898,15 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
                  fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
                  max_slots: int | None = None, max_terms: int | None = MAX_MODEL_TERMS,
                  method: str = "monolithic") -> BatchPlan:
-    """The CP-SAT optimum of ``qs`` on its time grid (module docstring): phase 1 minimises misses
+    """The CP-SAT plan of ``qs`` on its time grid (module docstring): phase 1 minimises misses
     (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``.
+
+    What is proven: each returned phase's ``bound`` is a lower bound on that phase's value of the
+    true optimum (at the cost model's durations, whatever the grid: for the cost, among plans with
+    the optimum's phase-1 value), its ``objective`` the returned plan's value at those durations;
+    ``solver["status"] == "optimal"`` means that plan is the true optimum (module docstring, "What
+    is proven"). Off the grid the plan itself lies on the grid with rounded-up durations, unless
+    the hint or an exact DP (queries on executors of their own) gave a better one.
 
     ``max_terms`` bounds every round's model (:func:`model_terms`): a first round above it is
     refused (:class:`InputError` naming ``--max-model-terms``) before anything is built, and K
@@ -864,9 +917,11 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     ``method``: ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
     and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, falling back to the slot
     model with the time left when the master cannot close the gap; queries on executors of their
-    own are planned exactly by DP, :mod:`~staleness_lab.optimize.one_query`, without CP-SAT). The decomposition takes no
+    own are planned exactly by DP, :mod:`~staleness_lab.optimize.one_query` or, off the grid,
+    :func:`~staleness_lab.intermittent.single.exact`, without CP-SAT). The decomposition takes no
     ``fixed_sizes``, ``cost_cap`` or ``max_slots``: with one of them the slot model plans, and
     ``solver["method"]`` says so."""
+    began = time.perf_counter()   # the budget counts the whole call, its tables included
     if method not in METHODS:
         raise InputError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
     if objective not in OBJECTIVES:
@@ -884,12 +939,18 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     fixed = _fixed(qs, fixed_sizes)
     off_grid = _off_grid(qs)
     budget = _Budget(time_limit=float(time_limit), workers=workers,
-                     deterministic=None if deterministic_time is None else float(deterministic_time))
+                     deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
     if method == "decomposition" and not (fixed or cost_cap or max_slots):
         return _decomposed(qs, objective, budget, hint, off_grid, max_terms)
-    plan = _monolithic(qs, objective, budget, hint, off_grid, fixed, cost_cap, max_slots, max_terms)
+    # off the grid, a share of the budget is kept for the true bounds
+    rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
+                                                 workers=workers, deterministic=budget.deterministic,
+                                                 started=budget.started)
+    plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms)
     note = "monolithic" if method == "monolithic" else "monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)"
     plan.solver["method"] = note
+    if off_grid:
+        plan = _true_result(qs, objective, budget, plan, hint, off_grid, bool(fixed or cost_cap))
     return plan
 
 
@@ -1034,10 +1095,10 @@ class _Master:
 
 
 def _solve_master(grids: list[QueryGrid], cols: list[list[Any]], qs: QuerySet, objective: str, budget: _Budget,
-                  stages: list[dict[str, Any]], round_no: int = 1) -> _Master:
-    """Both phases of the relaxed master (its records go to ``stages``)."""
+                  stages: list[dict[str, Any]], round_no: int, unit: Fraction) -> _Master:
+    """Both phases of the relaxed master on the grid of ``unit`` (its records go to ``stages``)."""
     relax = relaxation(grids, cols, qs.executors)
-    model, unit = relax.model, qs.time_unit
+    model = relax.model
     first = relax.misses if objective == "misses" else relax.tardiness
     model.minimize(first)
     solver, status, info = budget.solve(model)
@@ -1068,101 +1129,185 @@ def _solve_master(grids: list[QueryGrid], cols: list[list[Any]], qs: QuerySet, o
     return out
 
 
-def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
-                max_terms: int | None) -> BatchPlan:
-    """The decomposition (module :mod:`~staleness_lab.optimize.decomposition`): columns, the
-    relaxed master, realization of its columns by the slot model, and
-    the slot model on the full problem with the time left when the gap stays open."""
-    began = time.perf_counter()
-    consts = [_const(qs, q, q.n, None, False) for q in qs.queries]
+@dataclass
+class _Bounds:
+    """The bound grid of one call (:mod:`~staleness_lab.optimize.true_bounds`): its unit, whether
+    it is exact, each query on it, and the lower bounds proven so far in its units: the phase-1
+    value, the cost whatever the phase-1 value, and ``cost_at`` = (v, the cost among plans whose
+    phase-1 value is v); ``refs``: keys of proven optima of relaxations (no plan's key is below)."""
+
+    unit: Fraction
+    exact: bool
+    consts: list[_Const]
+    grids: list[QueryGrid]
+    value1: int
+    cost: int
+    floors: list[int]
+    cost_at: tuple[int, int] | None = None
+    refs: list[TrueKey] = field(default_factory=list)
+
+    def scale1(self, objective: str) -> Fraction:
+        return Fraction(1) if objective == "misses" else self.unit
+
+    def add_ref(self, key: tuple[int, int, int, int], objective: str) -> None:
+        """A proven optimum of a relaxation on this grid: its key in seconds (or misses)."""
+        value, cost, batches, tardiness = key
+        self.refs.append((value * self.scale1(objective), cost * self.unit, batches, tardiness * self.unit))
+
+    def true_bound(self, objective: str, value1: Fraction) -> tuple[Fraction, Fraction]:
+        """The phase-1 bound and the cost bound (for the lexicographic optimum, whose phase-1
+        value is at most ``value1``, the plan's), in seconds or misses."""
+        bound1 = self.value1 * self.scale1(objective)
+        cost = self.cost
+        if self.cost_at is not None and self.cost_at[0] * self.scale1(objective) == value1 == bound1:
+            cost = max(cost, self.cost_at[1])
+        return bound1, cost * self.unit
+
+
+def _bound_grid(qs: QuerySet, objective: str, off_grid: list[str]) -> _Bounds:
+    unit, exact = bound_unit(qs, not off_grid)
+    consts = [_const(qs, q, q.n, None, False, unit=unit, down=True, objective=objective) for q in qs.queries]
     grids = [_grid(c) for c in consts]
-    if qs.executors >= len(consts):
-        each = _separately(consts, grids, objective)
-        stage = {"stage": "separate executors", "proven": each is not None,
-                 "seconds": round(time.perf_counter() - began, 4), "workers": budget.workers}
-        if each is not None:
-            return _decomposed_plan(qs, objective, each, consts, each.key[0], True, True, each.key[1], off_grid,
-                                    _report(qs, [stage], objective, off_grid))
-    seed = hint if hint is not None and hint.status == "ok" and hint.steps else None
-    best = _hint_round(qs, consts, seed, objective)
-    floors = [least_any(c.dur) for c in consts]
-    on_time = best is not None and best.key[0] == 0
-    linear = all(c.lin is not None and c.rate is not None for c in consts)
-    limits = [best.key[1] - sum(floors) + floors[k] if on_time else None for k in range(len(grids))]
+    floors = [least_any(g.dur) for g in grids]
+    return _Bounds(unit=unit, exact=exact, consts=consts, grids=grids, value1=floor_bounds(grids, objective),
+                   cost=sum(floors), floors=floors)
+
+
+def _stop(budget: _Budget) -> Any:
+    """Whether the call's wall-clock budget is spent (never, in deterministic mode)."""
+    return lambda: budget.deterministic is None and budget.left() <= 0
+
+
+def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget: _Budget,
+           stages: list[dict[str, Any]]) -> tuple[_Master | None, list[list[Column]]]:
+    """Columns on the bound grid and the relaxed master over them, rounds of wider columns while
+    the master takes a wide one and time is left; its bounds go into ``bounds``. (None, []) when
+    the budget runs out while columns are built."""
+    began = time.perf_counter()
+    grids, unit, floors = bounds.grids, bounds.unit, bounds.floors
+    on_time = inc.key is not None and inc.key[0] == 0
+    # the optimum is on time too and its image on the bound grid costs at most floor(cost / v)
+    ceiling = _floor(inc.key[1], unit) if on_time else 0
+    limits = [ceiling - sum(floors) + floors[k] if on_time else None for k in range(len(grids))]
     layers = [HeadLayers(g.dur, g.release) for g in grids]
     most = [FIRST_COUNTS] * len(grids)
+    stop = _stop(budget)
 
-    def generate(k: int) -> list[Column]:
-        return columns(grids[k], max_cost=limits[k], on_time=on_time, most=most[k], layers=layers[k])
+    def generate(k: int, count: int) -> list[Column]:
+        return columns(grids[k], max_cost=limits[k], on_time=on_time, most=count, layers=layers[k], stop=stop)
 
-    cols = [generate(k) for k in range(len(grids))]
-    stages: list[dict[str, Any]] = [{"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
-                                     "columns": {g.name: len(mine) for g, mine in zip(grids, cols)},
-                                     "priced": on_time}]
-    best_consts: list[_Const] = consts
-    bound1: int | None = None
-    proven1 = proven = False
+    try:
+        cols = [generate(k, most[k]) for k in range(len(grids))]
+    except OutOfTime as err:
+        stages.append({"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
+                       "stopped": f"the time limit ran out at query {err}"})
+        return None, []
+    stages.append({"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
+                   "columns": {g.name: len(mine) for g, mine in zip(grids, cols)}, "priced": on_time})
     round_no = 1
     while True:
-        master = _solve_master(grids, cols, qs, objective, budget, stages, round_no)
+        master = _solve_master(grids, cols, qs, objective, budget, stages, round_no, unit)
         wider = [k for k, i in enumerate(master.chosen or []) if cols[k][i].last == 0]
         if not wider or budget.left() <= MIN_ROUND_SHARE * budget.total:
             break
         began, round_no = time.perf_counter(), round_no + 1
-        for k in wider:  # the master took a wide column: more batch counts of that query, priced alike
-            most[k] *= 2
-            cols[k] = generate(k)
+        try:  # the master took a wide column: more batch counts of that query, priced alike
+            fresh = {k: generate(k, 2 * most[k]) for k in wider}
+        except OutOfTime:
+            break          # the last master's columns still stand: its bounds hold
+        for k, mine in fresh.items():
+            most[k], cols[k] = 2 * most[k], mine
         stages.append({"stage": "columns", "round": round_no, "seconds": round(time.perf_counter() - began, 4),
                        "columns": {grids[k].name: len(cols[k]) for k in wider}, "priced": on_time})
+    if master.bound1 is not None:
+        bounds.value1 = max(bounds.value1, master.bound1)
+    if master.cost_bound is not None and master.value1 is not None:
+        bounds.cost_at = (master.value1, master.cost_bound)
+    if master.proven and master.key is not None:
+        bounds.add_ref(master.key, objective)
     if master.chosen is not None and any(cols[k][i].last == 0 for k, i in enumerate(master.chosen)):
         master.chosen = None   # a wide column is a bound, no plan to realize
-    if master.bound1 is not None:
-        bound1 = master.bound1 if best is None else min(best.key[0], master.bound1)
-    if master.chosen is not None:
+    return master, cols
+
+
+def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
+                max_terms: int | None) -> BatchPlan:
+    """The decomposition (module :mod:`~staleness_lab.optimize.decomposition`): columns and the
+    relaxed master on the bound grid (its bounds hold for the true costs), realization of its
+    columns by the slot model on the planner's grid, and the slot model on the full problem with
+    the time left when the gap stays open; the plan returned is the best by its true key of the
+    hint and every plan found."""
+    consts = [_const(qs, q, q.n, None, False) for q in qs.queries]
+    bounds = _bound_grid(qs, objective, off_grid)
+    report = _report(qs, [], objective, off_grid, bounds)
+    stages = report["stages"]
+    inc = Incumbent(objective)
+    seed = hint if hint is not None and hint.status == "ok" and hint.steps else None
+    if qs.executors >= len(consts):
+        began = time.perf_counter()
+        exact_each = _exact_alone(qs)
+        if inc.offer(exact_each):
+            bounds.refs.append(inc.key)   # every query on time alone, off any grid: the optimum
+        each = None if exact_each is not None else _separately(qs, bounds, objective, _stop(budget))
+        if each is not None:  # exact: the plan; else a bound, and the plan on the planner's grid
+            inc.offer(each if bounds.exact else _separately(qs, _bound_grid_up(consts), objective, _stop(budget)))
+        stages.append({"stage": "separate executors", "proven": _proven(inc, bounds, objective),
+                       "seconds": round(time.perf_counter() - began, 4), "workers": budget.workers})
+        if _proven(inc, bounds, objective):
+            return _finish(qs, objective, inc, bounds, report, budget)
+    inc.offer(seed)
+    snapped = _hint_round(qs, consts, seed, objective)
+    if snapped is not None:
+        inc.offer(_plan_of(qs, snapped.solution))
+    master, cols = _relax(qs, bounds, inc, objective, budget, stages)
+    if master is not None and master.chosen is not None and budget.left() > MIN_ROUND_SHARE * budget.total:
         picked = [cols[k][i] for k, i in enumerate(master.chosen)]
+        linear = all(c.lin is not None and c.rate is not None for c in consts)
         realized = [_const(qs, q, col.n, None, False, last=col.last) if linear or col.head is None
                     else _const(qs, q, col.n, col.head + (col.last,), False) for q, col in zip(qs.queries, picked)]
-        result = _solve_round(qs, realized, objective, seed, budget, 1)
+        result = _solve_round(qs, realized, objective, inc.plan, budget, 1)
         stages.extend({"stage": "realize", **phase} for phase in result.phases)
-        if result.solution is not None and (best is None or result.key < best.key):
-            best, best_consts = result, realized
-            seed = BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, result.solution))
-    if best is not None and (best.key[0] == 0 or (bound1 is not None and bound1 >= best.key[0])):
-        proven1 = True   # no phase-1 value is below 0
-    if master.proven and best is not None and best.key <= master.key:
-        proven1 = proven = True
-    report = _report(qs, stages, objective, off_grid)
-    if not proven and budget.left() > MIN_ROUND_SHARE * budget.total:
-        fallback = _fallback(qs, objective, budget, seed, off_grid, max_terms, report)
-        if fallback is not None and fallback.solver["status"] == "optimal":
-            return fallback
-        better = None if fallback is None else _hint_round(qs, consts, fallback, objective)
-        if better is not None and (best is None or better.key < best.key):
-            best, best_consts = better, consts
-    if best is None:
-        report.update(phases=[], K={q.name: q.n for q in qs.queries}, K_bound=False, status="unknown",
-                      deadlines="unknown")
-        return BatchPlan(queryset=qs, scheme=SCHEME, steps=(), status="unknown",
-                         reason="the decomposition found no plan within the limit", solver=report)
-    cost_floor = sum(floors)
-    if master.cost_bound is not None and master.value1 == best.key[0]:
-        cost_floor = max(cost_floor, master.cost_bound)
-    return _decomposed_plan(qs, objective, best, best_consts, bound1, proven1, proven, cost_floor, off_grid, report)
+        if result.solution is not None:
+            inc.offer(_plan_of(qs, result.solution))
+    if not _proven(inc, bounds, objective) and budget.left() > MIN_ROUND_SHARE * budget.total:
+        fallback = _fallback(qs, objective, budget, inc.plan, off_grid, max_terms, report)
+        if fallback is not None and fallback.solver["status"] == "optimal" and not off_grid:
+            return fallback   # on the grid its proof is a true one
+        inc.offer(fallback)
+    return _finish(qs, objective, inc, bounds, report, budget)
 
 
-def _report(qs: QuerySet, stages: list[dict[str, Any]], objective: str, off_grid: list[str]) -> dict[str, Any]:
+def _plan_of(qs: QuerySet, solution: dict[str, _Solution], unit: Fraction | None = None) -> BatchPlan:
+    return BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, solution, unit))
+
+
+def _bound_grid_up(consts: list[_Const]) -> _Bounds:
+    """The planner's own grid as a :class:`_Bounds` (to plan on it alike; its numbers bound nothing)."""
+    return _Bounds(unit=consts[0].unit, exact=False, consts=consts, grids=[_grid(c) for c in consts], value1=0, cost=0,
+                   floors=[])
+
+
+def _proven(inc: Incumbent, bounds: _Bounds, objective: str) -> bool:
+    """Whether the incumbent's true key reaches a proven relaxation optimum's."""
+    return inc.key is not None and any(inc.key <= ref for ref in bounds.refs)
+
+
+def _report(qs: QuerySet, stages: list[dict[str, Any]], objective: str, off_grid: list[str],
+            bounds: _Bounds) -> dict[str, Any]:
     return {"method": "decomposition", "stages": stages, "rounds": 1, "time_unit": float(qs.time_unit),
-            "on_grid": not off_grid, "off_grid": off_grid, "objective": objective}
+            "on_grid": not off_grid, "off_grid": off_grid, "objective": objective,
+            "bound_unit": float(bounds.unit), "bound_exact": bounds.exact}
 
 
-def _separately(consts: list[_Const], grids: list[QueryGrid], objective: str) -> _Round | None:
+def _separately(qs: QuerySet, bounds: _Bounds, objective: str, stop: Any) -> BatchPlan | None:
     """Queries that never share an executor (no more queries than executors): each one's exact
-    optimum (:func:`~staleness_lab.optimize.one_query.alone`), each batch as early as its tuples
-    and the batch before allow; the sum of their keys is the optimum's. None when a query's search
-    gives up."""
+    optimum on the grid of ``bounds`` (:func:`~staleness_lab.optimize.one_query.alone`), each
+    batch as early as its tuples and the batch before allow. The sum of their keys is that grid's
+    optimum: it joins ``bounds`` (as a bound when the grid rounds down). The plan, or None when a
+    query's search gives up."""
     solution: dict[str, _Solution] = {}
-    for c, g in zip(consts, grids):
-        best = alone(g, objective)
+    for c, g in zip(bounds.consts, bounds.grids):
+        best = alone(g, objective, stop=stop)
         if best is None:
             return None
         batches, free, done = [], None, 0
@@ -1172,8 +1317,26 @@ def _separately(consts: list[_Const], grids: list[QueryGrid], objective: str) ->
             free = begin + c.dur[x]
             batches.append((begin, free, x))
         solution[c.query.name] = _Solution(batches=batches, f=free, g=c.agg[len(best.sizes)])
-    return _Round(K={}, phases=[], status1="optimal", status2="optimal", solution=solution,
-                  key=_key(consts, solution, objective))
+    key = _key(bounds.consts, solution, objective)
+    bounds.value1, bounds.cost_at = max(bounds.value1, key[0]), (key[0], key[1])
+    bounds.add_ref(key, objective)
+    return _plan_of(qs, solution, bounds.unit)
+
+
+def _exact_alone(qs: QuerySet) -> BatchPlan | None:
+    """Each query's exact optimum off any grid (:func:`~staleness_lab.intermittent.single.exact`,
+    the suffix DP on the query's own exact grid) on an executor of its own, when every query can
+    meet its deadline alone: then that plan is the optimum (no miss, no tardiness, each query
+    cheapest, then fewest batches), whatever the time grid. None otherwise."""
+    steps: list[Step] = []
+    for k, query in enumerate(qs.queries):
+        if query.n > EXACT_MAX_TUPLES:
+            return None
+        one = exact(replace(qs, queries=(query,)))
+        if one.status != "ok":
+            return None
+        steps += [replace(step, executor=k) for step in one.steps]
+    return BatchPlan(queryset=qs, scheme=SCHEME, steps=tuple(sorted(steps, key=lambda s: (s.start, s.executor))))
 
 
 def _fallback(qs: QuerySet, objective: str, budget: _Budget, seed: BatchPlan | None, off_grid: list[str],
@@ -1192,36 +1355,67 @@ def _fallback(qs: QuerySet, objective: str, budget: _Budget, seed: BatchPlan | N
     return plan if plan.status == "ok" else None
 
 
-def _decomposed_plan(qs: QuerySet, objective: str, best: _Round, consts: list[_Const], bound1: int | None,
-                     proven1: bool, proven: bool, cost_floor: int, off_grid: list[str],
-                     report: dict[str, Any]) -> BatchPlan:
-    """The incumbent as a plan, with the contract's two phase records: the plan's phase-1 value and
-    cost against true lower bounds: the master's, and for the cost the larger of Σ each query's
-    cheapest split and the master's cost bound among plans of the same phase-1 value."""
-    unit = qs.time_unit
-    value1, cost = best.key[0], best.key[1]
-    bound1 = value1 if proven1 else min(value1, bound1 if bound1 is not None else 0)
-    cost_bound = cost if proven else min(cost, cost_floor)
-    scale = 1.0 if objective == "misses" else float(unit)
-    seconds = sum(s.get("seconds", 0) or 0 for s in report["stages"])
+def _finish(qs: QuerySet, objective: str, inc: Incumbent, bounds: _Bounds, report: dict[str, Any],
+            budget: _Budget, keep: bool = False) -> BatchPlan:
+    """The incumbent as the result, with the contract's two phase records: the plan's true
+    phase-1 value and cost (at the cost model's durations) against the true lower bounds of
+    ``bounds``; ``status`` is ``"optimal"`` only when the plan's true key reaches a proven
+    relaxation optimum. With ``keep`` (the slot model's report), its rounds' records stay and the
+    two are a last round, the one returned."""
+    if inc.plan is None:
+        report.update(phases=[] if not keep else report.get("phases", []), K={q.name: q.n for q in qs.queries},
+                      K_bound=False, status="unknown", deadlines="unknown")
+        return BatchPlan(queryset=qs, scheme=SCHEME, steps=(), status="unknown",
+                         reason="no plan was found within the limit", solver=report)
+    value1, cost, _, _ = inc.key
+    bound1, cost_bound = bounds.true_bound(objective, value1)
+    proven = _proven(inc, bounds, objective)
+    proven1 = proven or value1 == 0 or value1 <= bound1
+    bound1 = value1 if proven1 else min(value1, bound1)
+    cost_bound = cost if proven else min(cost, cost_bound)
+    seconds = round(time.perf_counter() - budget.started, 4)
+    round_no = report.get("rounds", 1) + (1 if keep else 0)
 
-    def record(name: str, obj: float, low: float, done: bool) -> dict[str, Any]:
-        return {"round": report["rounds"], "phase": name, "status": "optimal" if done else "feasible",
-                "objective": obj, "bound": low, "gap": (obj - low) / max(1.0, abs(obj)), "seconds": round(seconds, 4),
-                "workers": report["stages"][-1].get("workers"), "time_limit": None, "deterministic_time": None}
+    def record(name: str, obj: Fraction, low: Fraction, done: bool) -> dict[str, Any]:
+        gap = float((obj - low) / max(Fraction(1), abs(obj)))
+        return {"round": round_no, "phase": name, "status": "optimal" if done else "feasible",
+                "objective": float(obj), "bound": float(low), "gap": gap, "seconds": seconds,
+                "workers": budget.workers, "time_limit": None, "deterministic_time": budget.deterministic}
 
-    phases = [record(objective, value1 * scale, bound1 * scale, proven1),
-              record("cost", float(cost * unit), float(cost_bound * unit), proven)]
-    on_time = _key(consts, best.solution, "misses")[0] == 0
-    deadlines = "met" if on_time else ("infeasible" if proven1 and not off_grid else "unknown")
-    report.update(phases=phases, K={c.query.name: len(best.solution[c.query.name].batches) for c in consts},
-                  K_bound=False, status="optimal" if proven else "feasible", deadlines=deadlines, value=value1)
-    reasons = [] if proven else ["not proven optimal within the limit (the relaxed master's bound is below the plan)"]
+    phases = [record(objective, value1, bound1, proven1), record("cost", cost, cost_bound, proven)]
+    misses = true_key(inc.plan, "misses")[0]
+    deadlines = "met" if misses == 0 else ("infeasible" if proven1 else "unknown")
+    batches = {q.name: sum(1 for s in inc.plan.steps_of(q.name) if s.kind == "batch") for q in qs.queries}
+    report.update(phases=(report.get("phases", []) if keep else []) + phases, K=batches, K_bound=False,
+                  status="optimal" if proven else "feasible", deadlines=deadlines, value=float(value1),
+                  round=round_no, rounds=round_no)
+    reasons = [] if proven else ["not proven optimal within the limit (the plan's true cost and phase-1 value "
+                                 "against the bounds of the relaxation, durations rounded down)"]
     if deadlines == "infeasible":
-        reasons.append("no plan meets every deadline (proven by the relaxed master)")
+        reasons.append("no plan meets every deadline (proven for the true costs)")
     elif deadlines == "unknown":
         reasons.append("a deadline is missed; whether every deadline can be met is unknown")
-    if off_grid:
-        reasons.append(f"on the grid of {show(unit)}: off the grid are {'; '.join(off_grid)}")
-    return BatchPlan(queryset=qs, scheme=SCHEME, steps=_steps(qs, best.solution), status="ok",
-                     reason="; ".join(reasons), solver=report)
+    if qs.time_unit != bounds.unit or not bounds.exact:
+        reasons.append(f"planned on the grid of {show(qs.time_unit)} (durations rounded up), bounded on the grid "
+                       f"of {show(bounds.unit)} ({'exact' if bounds.exact else 'durations rounded down'})")
+    return BatchPlan(queryset=qs, scheme=SCHEME, steps=inc.plan.steps, status="ok", reason="; ".join(reasons),
+                     minbatch=inc.plan.minbatch if keep else {}, solver=report)
+
+
+def _true_result(qs: QuerySet, objective: str, budget: _Budget, plan: BatchPlan, hint: BatchPlan | None,
+                 off_grid: list[str], variant: bool) -> BatchPlan:
+    """The slot model's result off its grid: the better by true key of its plan and the hint (not
+    under a variant, which the hint need not satisfy), against the true bounds of the relaxed
+    master on the bound grid with the time left (:func:`_finish`, the slot model's rounds kept)."""
+    inc = Incumbent(objective)
+    inc.offer(plan)
+    if not variant:
+        inc.offer(hint)
+    if inc.plan is None:
+        return plan
+    bounds = _bound_grid(qs, objective, off_grid)
+    report = {**plan.solver, "grid_status": plan.solver.get("status"), "bound_unit": float(bounds.unit),
+              "bound_exact": bounds.exact}
+    report.setdefault("stages", [])
+    _relax(qs, bounds, inc, objective, budget, report["stages"])
+    return _finish(qs, objective, inc, bounds, report, budget, keep=True)

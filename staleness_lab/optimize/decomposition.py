@@ -43,21 +43,30 @@ same misses, tardiness and batches and no more cost, so its optimum is a lower b
 problem's (lexicographic: phase-1 value, cost, batches, tardiness). Identical executors need no
 symmetry breaking: the master never names an executor.
 
+**Which grid.** ``batch_plan`` builds the columns and the master on the *bound grid*
+(:mod:`~staleness_lab.optimize.true_bounds`: durations and releases rounded down, or exact), so
+the master's bounds hold for the true costs; its plans are realized on the planner's grid
+(rounded up). Nothing here depends on the rounding: every argument above holds on any grid whose
+durations never fall with the batch size and whose aggregation never falls from n = 2 on, which
+both roundings keep. The column DPs ask a ``stop`` callback between batch counts and give up
+(:class:`OutOfTime`) when the call's budget is spent.
+
 **Queries on executors of their own** (no more queries than executors, one query in particular):
 nothing is shared, so :mod:`~staleness_lab.optimize.one_query` plans each query exactly by DP and
 the sum is the optimum, proven without CP-SAT.
 
 **Realization** (in ``batch_plan``): the master's columns fixed, times free, solved by the
-monolithic model restricted to them (head sizes free for linear costs at a fixed rate, the
-column's cheapest split otherwise); when it reaches the master's key the plan is optimal for the
-full problem. When it does not, the slot model takes the full problem with the time left, seeded
-with the best plan. (A logic-based Benders cut on the combination would be valid only over every
+monolithic model restricted to them on the planner's grid (head sizes free for linear costs at a
+fixed rate, the column's cheapest split otherwise); when the plan's true key reaches the master's
+the plan is optimal for the full problem. When it does not, the slot model takes the full problem
+with the time left, seeded with the best plan. (A logic-based Benders cut on the combination would be valid only over every
 column, dominated ones included; measured on A5 sets, that many columns made the master slower
 than the slot model, so no cuts are made.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +81,11 @@ _NEVER = -(1 << 40)
 COLUMN_CAP = 40
 #: The scale of a packed (cost, finish) key.
 _PACK = 1 << 31
+
+
+class OutOfTime(Exception):
+    """The call's wall-clock budget ran out while columns were built (they are then incomplete,
+    so no relaxation may be built on them)."""
 
 
 @dataclass(frozen=True)
@@ -218,18 +232,21 @@ class HeadLayers:
 
 
 def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool, most: int | None = None,
-            layers: HeadLayers | None = None) -> list[Column]:
+            layers: HeadLayers | None = None, stop: Callable[[], bool] | None = None) -> list[Column]:
     """The undominated columns of one query (module docstring, "Columns"): with ``on_time`` only
     tails that can end by the deadline, with ``max_cost`` only columns costing no more; with
     ``most``, columns of at most that many batches and one *wide* column (``last = 0``, a bound,
     never a plan) standing for every plan of more (:func:`wide`). ``layers``: the query's DP
-    tables, kept between calls."""
+    tables, kept between calls. ``stop`` is asked before each batch count (each costs one or two
+    DP layers): when it says so, :class:`OutOfTime` is raised."""
     n_tuples, dur, agg, release = g.n, g.dur, g.agg, g.release
     top, room = g.last_release, g.deadline - g.last_release
     layers = layers if layers is not None else HeadLayers(dur, release)
     merges = subadditive(dur)
     found: list[Column] = []
     for n in range(1, n_tuples + 1):
+        if stop is not None and stop():
+            raise OutOfTime(g.name)
         least = floor_cost(layers, merges, n, dur, agg)  # no plan of n or more batches costs less ...
         if (max_cost is not None and least > max_cost) or (on_time and dur[1] + agg[n] > room):
             break                                      # ... nor has a shorter tail

@@ -73,8 +73,10 @@ def cheapest_by(g: QueryGrid, n: int, end: int) -> tuple[int, tuple[int, ...]] |
     return int(suffix[0]), tuple(sizes)
 
 
-def alone(g: QueryGrid, objective: str, *, max_layers: int = MAX_LAYERS) -> Alone | None:
-    """The optimum of one query on its own executor (module docstring), or None past ``max_layers``."""
+def alone(g: QueryGrid, objective: str, *, max_layers: int = MAX_LAYERS,
+          stop: Callable[[], bool] | None = None) -> Alone | None:
+    """The optimum of one query on its own executor (module docstring), or None past
+    ``max_layers`` or once ``stop`` says so (it is asked before each DP layer)."""
     layers = HeadLayers(g.dur, g.release)
     merges = subadditive(g.dur)
     top, deadline, agg, dur = g.last_release, g.deadline, g.agg, g.dur
@@ -83,7 +85,7 @@ def alone(g: QueryGrid, objective: str, *, max_layers: int = MAX_LAYERS) -> Alon
     def spend(count: int) -> bool:
         """Whether the layers built (forward ones and ``count`` more backward) stay in the budget."""
         backward[0] += count
-        return backward[0] + layers.built <= max_layers
+        return backward[0] + layers.built <= max_layers and not (stop is not None and stop())
 
     if objective == "misses":
         late = 0

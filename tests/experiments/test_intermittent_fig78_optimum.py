@@ -5,6 +5,7 @@ optimum read the rows as their docstrings say."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pandas as pd
@@ -144,14 +145,27 @@ def test_the_figures_optimum_grid_per_profile() -> None:
     assert len(full) == 3 * len(standard)
 
 
-def test_off_the_grid_the_table_says_so_and_prices_the_plan_at_the_model() -> None:
-    qs = ix.single_query(12, "0.25", "0.13", 19, ix.AggCost(a0=Fraction(1, 4), a1=Fraction(1, 20)))
+def test_off_the_grid_the_table_states_true_bounds_and_prices_the_plan_at_the_model() -> None:
+    # costs off the 0.1 grid (S = 0.25, R = 0.13): the solver plans on it with each step rounded
+    # up and bounds with each rounded down, so its bounds hold at the cost model's durations
+    one = ix.single_query(12, "0.25", "0.13", 19, ix.AggCost(a0=Fraction(1, 4), a1=Fraction(1, 20)))
+    q = one.queries[0]
+    qs = replace(one, queries=(q, replace(q, name="p", deadline=Fraction(27))))
     heuristics = ix.fig78_heuristics(qs)
     row = ix.optimum_against(qs, heuristics, time_limit=10.0)
-    assert not row["on_grid"] and row["total_cost"] < row["grid_cost"]
+    assert not row["on_grid"] and row["true_bounds"] and row["total_cost"] <= row["grid_cost"]
+    assert row["misses_bound"] <= row["misses"] <= min(plan.misses for plan in heuristics.values())
+    assert row["cost_bound"] <= row["total_cost"] + 1e-9
     table = optimum_gap_table(*_frame([(heuristics, row, 0.4, 0)])).reset_index()
     mine = table[table["scheme"] == OPTIMUM].iloc[0]
-    assert mine["status"].startswith(f"{'optimal' if row['opt_status'] == 'optimal' else 'feasible'} on the 0.1 s grid")
-    assert mine["bounds"] == (f"misses ≥ {row['misses_bound']:g}, cost on the grid {row['grid_cost']:.1f} ≥ "
-                              f"{row['cost_bound']:.1f}")
+    assert "grid" not in mine["status"]
+    assert mine["status"].startswith("optimal" if row["opt_status"] == "optimal" else "feasible, ")
+    assert mine["bounds"] == f"misses ≥ {row['misses_bound']:g}, cost ≥ {row['cost_bound']:.1f}"
     assert mine["cost"] == pytest.approx(row["total_cost"])
+    # a row from before the bounds were true proved its optimum on the grid only
+    old = pd.Series({**row, "opt_status": "optimal", "true_bounds": False})
+    assert optimum_label(old) == "feasible (optimal on the 0.1 s grid only)"
+    # one query alone: its exact optimum off any grid, proven (the plan lasts what the model says)
+    alone = ix.optimum_against(one, ix.fig78_heuristics(one), time_limit=10.0)
+    assert alone["opt_status"] == "optimal" and alone["total_cost"] == pytest.approx(alone["grid_cost"])
+    assert alone["cost_bound"] == pytest.approx(alone["total_cost"]) and alone["plan_violations"] == 0

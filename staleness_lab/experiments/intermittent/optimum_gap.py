@@ -7,11 +7,15 @@ the misses it has beyond the optimum's and its cost over the optimum's, each a m
 and one row for the optimum: its misses, its cost, its status and its proven bounds.
 
 The status says how far the solver got, never more: ``optimal`` only where both phases are
-proven, ``feasible, gap g`` (and ``misses ≥ b`` when the misses are not proven) otherwise, and
-``on the 0.1 s grid`` when the data are off the solver's grid (the synthetic costs are): the
-solver then rounds every step up, so its plan is optimal for the rounded durations only and a
-heuristic may beat it, which the table shows as a negative difference. A heuristic's zero
-difference against an unproven plan does not make it optimal.
+proven for the true costs, ``feasible, gap g`` (and ``misses ≥ b`` when the misses are not
+proven) otherwise. Off the solver's 0.1 s grid (the synthetic costs are) the planner plans on the
+grid with every step rounded up (a plan feasible at the true costs, priced at them here) and
+bounds on durations rounded down (:mod:`~staleness_lab.optimize.true_bounds`), so its bounds and
+its "optimal" hold for the true costs and no heuristic can beat a proven row. A row computed
+before the planner had true bounds (no ``true_bounds`` column, or false) proved its optimum on the
+grid only: it reads ``feasible (optimal on the 0.1 s grid only)``, since a heuristic may beat it
+there, which the table shows as a negative difference. A heuristic's zero difference against an
+unproven plan does not make it optimal.
 """
 
 from __future__ import annotations
@@ -25,17 +29,26 @@ OPTIMUM = "CP-SAT optimum"
 #: The caption of the tables: what the columns are and how far the statuses go.
 CAPTION = ("per ρ: each heuristic's misses and cost, its misses minus the optimum's and its cost over the optimum's "
            "(means over seeds), then the CP-SAT plan with its status and proven bounds; the optimum's cost is its "
-           "plan at the cost model's durations. 'feasible, gap g' is an unproven plan (g = (cost − bound) / cost), "
-           "so no heuristic is shown optimal against it; 'on the grid': the data are off the solver's time grid, it "
-           "rounds each step up, its proof covers the rounded durations only, and a negative difference is a heuristic beating it there")
+           "plan at the cost model's durations, and its bounds hold for them (the solver plans on its time grid with "
+           "each step rounded up and bounds with each rounded down). 'optimal' is proven for the true costs; "
+           "'feasible, gap g' is an unproven plan (g = (cost − bound) / cost), so no heuristic is shown optimal "
+           "against it; 'optimal on the grid only': a row whose proof covers the rounded-up durations only, where "
+           "a negative difference is a heuristic beating it")
+
+
+def _true(row: pd.Series) -> bool:
+    """Whether the row's status and bounds hold for the true costs."""
+    marked = row.get("true_bounds", False)
+    return bool(row["on_grid"]) or (bool(pd.notna(marked)) and bool(marked))
 
 
 def optimum_label(row: pd.Series) -> str:
-    """How far the solver got on one instance: ``optimal`` (on the grid, when the data are off
-    it), ``feasible, [misses ≥ b, ]gap g`` or ``no plan (<status>)``."""
-    grid = "" if row["on_grid"] else f" on the {row['time_unit']:g} s grid"
+    """How far the solver got on one instance: ``optimal`` (proven for the true costs),
+    ``feasible, [misses ≥ b, ]gap g``, ``feasible (optimal on the 0.1 s grid only)`` or
+    ``no plan (<status>)``."""
     if row["opt_status"] == "optimal":
-        return "optimal" + grid
+        return "optimal" if _true(row) else f"feasible (optimal on the {row['time_unit']:g} s grid only)"
+    grid = "" if _true(row) else f" on the {row['time_unit']:g} s grid"
     if row["status"] != "ok":
         return f"no plan ({row['opt_status']})"
     parts = [f"misses ≥ {row['misses_bound']:g}"] if row["misses_bound"] < row["misses"] else []
@@ -58,13 +71,12 @@ def _joined_label(labels: pd.Series) -> str:
 
 def _bounds(rows: pd.DataFrame) -> str:
     """The proven lower bounds of the optimum's misses and cost, means over seeds (a mean of
-    bounds bounds the mean). The cost bound is the solver's, on its grid: off the grid it is
-    shown beside the plan's cost there (rounded up), which it bounds, not the cost at the
-    model's durations."""
+    bounds bounds the mean). They hold for the true costs; a row computed before they did bounds
+    the plan's cost on the grid (rounded up) only, so it is shown beside that cost."""
     cost = rows["cost_bound"].mean()
     if not math.isfinite(cost):
         shown = "no cost bound"
-    elif rows["on_grid"].all():
+    elif rows.apply(_true, axis=1).all():
         shown = f"cost ≥ {cost:.1f}"
     else:
         shown = f"cost on the grid {rows['grid_cost'].mean():.1f} ≥ {cost:.1f}"

@@ -279,8 +279,9 @@ def optimum_against(qs: QuerySet, heuristics: dict[str, BatchPlan], time_limit: 
     cost), within ``time_limit`` wall-clock seconds for the whole call (half per phase, as
     :func:`~staleness_lab.optimize.batch_plan.optimal_plan` counts it): one row with its status,
     its misses and cost at the cost model's durations (:func:`at_model_costs`: the solver's grid
-    rounds each step up; ``grid_cost`` is its own), the proven lower bounds on both
-    (``misses_bound``; ``cost_bound`` on the grid, NaN when the cost phase ran not), the cost
+    rounds each step up; ``grid_cost`` is its own), the proven lower bounds on both, true for
+    the cost model's durations (``misses_bound``; ``cost_bound``, NaN when the cost phase ran
+    not; ``true_bounds``: the planner said so, :mod:`~staleness_lab.optimize.true_bounds`), the cost
     phase's gap, and whether the plan meets every deadline with every query within
     (1 + δRSF)·Cost(N) (the paper's "feasible solution with δRSF", Fig. 7)."""
     from staleness_lab.optimize.batch_plan import optimal_plan
@@ -301,6 +302,7 @@ def optimum_against(qs: QuerySet, heuristics: dict[str, BatchPlan], time_limit: 
         **row, "plan_violations": row["plan_violations"] + len(check_plan(qs, opt)),
         "solved_by": solver.get("method", method), "opt_status": solver.get("status", opt.status),
         "on_grid": bool(solver.get("on_grid", False)), "time_unit": float(qs.time_unit),
+        "true_bounds": "bound_unit" in solver,
         "grid_cost": float(opt.total_cost) if ok else math.nan,
         "misses_bound": float(first["bound"]) if first.get("bound") is not None else (0.0 if ok else math.nan),
         "cost_bound": float(cost["bound"]) if cost.get("bound") is not None else math.nan,
