@@ -16,11 +16,14 @@ run: setup
 # Lint (the rules in pyproject.toml), then the test suite on both cores (one Spark session per
 # pytest-xdist worker; a file's tests stay on one worker, so a module fixture is built once, and
 # the files of the tests marked heavy, the notebook runs, go first: tests/conftest.py);
-# the HTML report tests need Chromium, installed first when missing.
+# the HTML report tests need Chromium, installed first when missing. Bytecode is written even where
+# the environment says PYTHONDONTWRITEBYTECODE: the suite starts hundreds of Python processes (the
+# command line's, the notebooks' kernels), and each would otherwise compile the package again, and
+# pytest would rewrite every test module's assertions in each worker.
 test: setup
 	$(BIN)/ruff check staleness_lab tests benchmarks scripts
 	@bash scripts/ensure-chromium.sh
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # JupyterLab on notebooks/, loopback only: LAB_PORT (default 8888), JUPYTER_TOKEN if set,
 # LAB_ARGS passed on to `jupyter lab`. Stop it with Ctrl-C.

@@ -110,8 +110,10 @@ def _workflow_file(tmp_path: Path) -> Path:
 
 
 def _cli(wf: Path, store: Path) -> list[str]:
+    """The run the crash tests interrupt: half an hour of the reduced workflow, 27 data commits
+    (the latest crash point is commit 20)."""
     return [sys.executable, "-m", "staleness_lab.cli", "workflow", "run", str(wf), "--mode", "spark",
-            "--horizon", "1h", "--seed", "2", "--store", str(store), "--json"]
+            "--horizon", "30min", "--seed", "2", "--store", str(store), "--json"]
 
 
 def _manifests(store: Path) -> dict[str, dict[str, Any]]:
@@ -202,7 +204,7 @@ def test_another_run_in_the_same_store_exits_2(uninterrupted: tuple[Path, dict[s
 
     wf, _ = uninterrupted
     store = tmp_path / "store"
-    assert main(_cli(wf, store)[3:-1] + ["--horizon", "30min"]) == 0
+    assert main(_cli(wf, store)[3:-1] + ["--horizon", "20min"]) == 0
     capsys.readouterr()
     assert main(_cli(wf, store)[3:]) == 2
     err = capsys.readouterr().err
@@ -219,7 +221,7 @@ STOPPED_WITHIN = 30.0
 
 def _console(wf: Path, store: Path) -> tuple[str | Path, ...]:
     """The arguments of :func:`_cli`'s run, for the console script."""
-    return ("workflow", "run", wf, "--mode", "spark", "--horizon", "1h", "--seed", "2", "--store", store, "--json")
+    return ("workflow", "run", wf, "--mode", "spark", "--horizon", "30min", "--seed", "2", "--store", store, "--json")
 
 
 def _wait(proc: subprocess.Popen[str], ready: Callable[[], bool], what: str) -> None:
