@@ -295,9 +295,9 @@ def test_max_tuples_is_enforced() -> None:
 # -- properties --------------------------------------------------------------------------------
 
 
-def brute_force(query: Query) -> tuple[Fraction, int, Fraction] | None:
-    """(cost, batches, completion) of the best plan over every composition of N, or None."""
-    n, best = query.n, None
+def compositions(n: int) -> list[tuple[int, ...]]:
+    """Every way to write ``n`` as an ordered sum of positive batch sizes (2^(n-1) of them)."""
+    out = []
     for cuts in itertools.product((False, True), repeat=n - 1):
         sizes, run = [], 1
         for cut in cuts:
@@ -305,7 +305,14 @@ def brute_force(query: Query) -> tuple[Fraction, int, Fraction] | None:
                 sizes.append(run)
                 run = 0
             run += 1
-        sizes.append(run)
+        out.append((*sizes, run))
+    return out
+
+
+def brute_force(query: Query) -> tuple[Fraction, int, Fraction] | None:
+    """(cost, batches, completion) of the best plan over every composition of N, or None."""
+    best = None
+    for sizes in compositions(query.n):
         free, done = None, 0
         for x in sizes:
             done += x

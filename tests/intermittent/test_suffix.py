@@ -3,7 +3,6 @@ never costlier than Algorithm 1, the digest's counterexamples, and the paper's s
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import pytest
@@ -16,7 +15,7 @@ from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import exact as exact_number
 from staleness_lab.intermittent.single import _Grid, algorithm1, exact
 from staleness_lab.intermittent.suffix import _floor, optimum_sizes
-from tests.intermittent.test_single import assert_sound, batches, brute_force, completion, single_queries
+from tests.intermittent.test_single import assert_sound, batches, brute_force, completion, compositions, single_queries
 
 F = Fraction
 
@@ -63,14 +62,7 @@ def test_floor_bounds_every_split_with_at_least_n_batches(query: Query) -> None:
     g = _Grid(query)
     floor = _floor(g.cost)
     least: dict[int, int] = {}
-    for cuts in itertools.product((False, True), repeat=g.n - 1):
-        sizes, run = [], 1
-        for cut in cuts:
-            if cut:
-                sizes.append(run)
-                run = 0
-            run += 1
-        sizes.append(run)
+    for sizes in compositions(g.n):
         total = sum(g.cost[x] for x in sizes)
         least[len(sizes)] = min(total, least.get(len(sizes), total))
     for k in least:

@@ -26,22 +26,10 @@ from staleness_lab.intermittent.plan import at_model_costs
 from staleness_lab.optimize import optimal_plan
 from staleness_lab.optimize.true_bounds import MAX_BOUND_UNITS, bound_unit, exact_unit, true_key
 
+from tests.intermittent.test_single import compositions
+
 #: A denominator fine enough that no exact bound grid fits (every duration is rounded down).
 FINE = 1_000_000_007
-
-
-def _compositions(n: int) -> list[tuple[int, ...]]:
-    out = []
-    for cuts in itertools.product((False, True), repeat=n - 1):
-        sizes, size = [], 1
-        for cut in cuts:
-            if cut:
-                sizes.append(size)
-                size = 1
-            else:
-                size += 1
-        out.append((*sizes, size))
-    return out
 
 
 def brute_force(qs: QuerySet) -> tuple[int, F]:
@@ -49,7 +37,7 @@ def brute_force(qs: QuerySet) -> tuple[int, F]:
     order of the batches (a query's in tuple order, the final aggregation right after its last
     batch), each step as early as its tuples and the executor allow."""
     best: tuple[int, F] | None = None
-    for splits in itertools.product(*(_compositions(q.n) for q in qs.queries)):
+    for splits in itertools.product(*(compositions(q.n) for q in qs.queries)):
         cost = sum((sum((q.cost(x) for x in sizes), F(0)) + (q.agg_cost(len(sizes)) if len(sizes) > 1 else 0)
                     for q, sizes in zip(qs.queries, splits)), F(0))
         tokens = [k for k, sizes in enumerate(splits) for _ in sizes]
