@@ -336,3 +336,14 @@ def test_check_13_is_undecided_when_no_query_streams_at_two_triggers() -> None:
     # a failed run is left out of the order, the others judged
     row = checks.fig5_interval_check(_streams({"Q12": {"default": 3.0, "5min": None, "10min": 2.0}}), "quick")
     assert row["verdict"] == "holds" and "5min" not in row["detail"]
+
+
+def test_fig7_plans_on_the_fits_as_measured_are_judged_at_sf_1_only() -> None:
+    """LLF at ρ = 1 on the quick profile's fits held in one run of a commit and straddled the
+    tolerance in the next: like Fig. 6's zero-slack plans, no-margin plans are judged at SF 1."""
+    frame = pd.DataFrame([_fig7_row("none", "llf", 1.0, 0, 0, k) for k in range(5)])
+    small = checks.hybrid_fig7_check(frame.assign(scale=0.01), "quick", "none")
+    assert (small["verdict"], small["reason"]) == ("undecided", "scale") and "judged at SF 1 only" in small["detail"]
+    assert checks.hybrid_fig7_check(frame.assign(scale=1.0), "full", "none")["verdict"] == "holds"
+    margin = pd.DataFrame([_fig7_row("slowest", "llf", 1.0, 0, 0, k) for k in range(5)]).assign(scale=0.01)
+    assert checks.hybrid_fig7_check(margin, "quick", "slowest")["verdict"] == "holds"  # slack is not jitter

@@ -409,11 +409,10 @@ def hybrid_fig6_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
         holds = None if planned.empty else late.empty
     if holds and len(straddling):
         holds = None
-    if margin == "none" and "scale" in frame and len(frame) and float(frame["scale"].max()) < 1:
+    below = _below_sf1(frame, margin)
+    if below:
         holds = None
-        parts.append(f"zero-slack plans are judged at SF 1 only: at SF {float(frame['scale'].max()):g} a deadline is "
-                     "seconds away and the tolerance (10 ms) is within Spark's run-to-run jitter, so whether a plan "
-                     "ending at D on median fits is late changed between two runs of one commit")
+        parts.append(below)
     few = _too_few(judged)
     if few:
         holds = None
@@ -493,8 +492,23 @@ def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
                     "pays the overhead; the paper's regime (R·N ≫ S) is not reached", profile, reason=SCALE)
     late = _late(loose)
     holds = None if mine.empty or (late.empty and len(_straddling(loose))) else late.empty
-    return _row("hybrid-fig7" + suffix, "Fig. 7", claim, holds, -float(len(late)), detail + _near_misses(loose),
-                profile, reason=SCALE)
+    detail += _near_misses(loose)
+    below = _below_sf1(frame, margin)
+    if below:
+        holds, detail = None, f"{detail}; {below}"
+    return _row("hybrid-fig7" + suffix, "Fig. 7", claim, holds, -float(len(late)), detail, profile, reason=SCALE)
+
+
+def _below_sf1(frame: pd.DataFrame, margin: str) -> str:
+    """Why plans made on the fits as measured (no margin) are not judged below SF 1, or ``""``:
+    their deadlines are seconds away, the tolerance (10 ms) is within Spark's run-to-run jitter,
+    and whether such a plan is late changed between two runs of one commit (Fig. 6's zero-slack
+    plans in one session, Fig. 7's LLF at ρ = 1 in the next)."""
+    if margin != "none" or "scale" not in frame or frame.empty or float(frame["scale"].max()) >= 1:
+        return ""
+    return (f"plans on the fits as measured are judged at SF 1 only: at SF {float(frame['scale'].max()):g} a deadline "
+            "is seconds away and the tolerance (10 ms) is within Spark's run-to-run jitter, so whether such a plan is "
+            "late changed between two runs of one commit")
 
 
 def _count(value: float) -> str:
