@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -282,10 +283,12 @@ _stopping: list[type[KeyboardInterrupt]] = []
 def _stop(stop: type[KeyboardInterrupt]) -> NoReturn:
     """End the command on a signal: logging is switched off first, since a library interrupted
     in a call logs it with a traceback on the way out (py4j: "KeyboardInterrupt while sending
-    command"), and the one line ``main`` prints is all the signal is to say. The signal is
-    remembered: a library cleaning up after the interrupt may raise an error of its own in its
-    place (py4j's call-site reset on a broken gateway: "Answer from Java side is empty")."""
+    command"), and the one line ``main`` prints is all the signal is to say. Warnings go too:
+    pyspark's ``toPandas`` interrupted mid-collection warns that its Arrow path failed. The
+    signal is remembered: a library cleaning up after the interrupt may raise an error of its
+    own in its place (py4j's call-site reset on a broken gateway: "Answer from Java side is empty")."""
     logging.disable(logging.CRITICAL)
+    warnings.simplefilter("ignore")
     _stopping.append(stop)
     raise stop()
 
