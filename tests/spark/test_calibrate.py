@@ -12,8 +12,10 @@ so S > 0 is asserted and R only >= 0. About 30 s on 2 cores, most of it the one 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -160,6 +162,10 @@ def test_the_json_records_its_measurements_and_provenance(measured: tuple[Path, 
         assert (fit["query"], fit["scale"], fit["parts"]) == (query, SCALE, PARTS)
         assert (fit["master"], fit["spark_version"]) == (spark.sparkContext.master, spark.version)
         assert fit["generator"] == data.manifest["generator"] and (fit["warmups"], fit["repeats"]) == (1, 1)
+        where = fit["measured_on"]
+        assert datetime.date.fromisoformat(where["date"]) <= datetime.datetime.now(datetime.timezone.utc).date()
+        assert where["cores"] == os.cpu_count() and where["memory_gib"] > 0 and where["cpu"] and where["os"]
+        assert where["java"] == spark.sparkContext._jvm.java.lang.System.getProperty("java.version")
         assert [m["files"] for m in fit["measurements"]["batches"]] == [1, 2, 4, 8]
         assert [m["partials"] for m in fit["measurements"]["aggregation"]] == [2, 4, 8]
         for m in fit["measurements"]["batches"] + fit["measurements"]["aggregation"]:

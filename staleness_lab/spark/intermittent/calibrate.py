@@ -30,7 +30,8 @@ The digest's §6, "Measuring S, R and AggCost", is followed here:
               "aggregation": {"a0", "a1", "sse", "r2", "r2_reason"}},
      "measurements": {"batches": [{"files": x, "seconds": median, "samples": [...]}, ...],
                       "aggregation": [{"partials": n, "seconds": median, "samples": [...]}, ...]},
-     "query", "scale", "parts", "master", "spark_version", "generator", "warmups", "repeats"}
+     "query", "scale", "parts", "master", "spark_version", "generator", "warmups", "repeats",
+     "measured_on": {"date", "cpu", "cores", "memory_gib", "os", "java"}}
 
 An R² is null, with its reason, when every measured time is equal. Nothing is adjusted after the
 fit: at small scale factors a batch costs about the same whatever its size (digest, second
@@ -47,8 +48,11 @@ before any measurement. Scratch outputs go to a temporary directory, removed aft
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import itertools
 import json
+import os
+import platform
 import shutil
 import statistics
 import tempfile
@@ -65,6 +69,7 @@ from staleness_lab import outputs
 from staleness_lab.provenance import building_directory
 from staleness_lab.spark.intermittent.catalogue import CATALOGUE, CatalogueQuery, TpchData, batches
 from staleness_lab.spark.intermittent.steps import run_final, run_partial
+from staleness_lab.spark.session import machine_memory_bytes
 
 #: The aggregation grid of digest §6 (only ``n <= P`` is measured).
 AGGREGATION_COUNTS = (2, 4, 8, 16, 32, 64)
@@ -334,12 +339,28 @@ def fit_document(name: str, measurements: dict[str, list[dict[str, Any]]], data:
                  repeats: int, master_label: str | None = None) -> dict[str, Any]:
     """A query's JSON document: its fits (:func:`fit_query`), its measurements and where they
     were taken (scale, parts, the Spark master or ``master_label``, Spark's and the generator's
-    versions, the warm-ups and repeats)."""
+    versions, the warm-ups and repeats) and when and on what (:func:`measured_on`): a fit is a
+    measurement of one machine, to be read beside its description."""
     spark = data.spark
-    return {**outputs.marker(FIT_KIND, FIT_VERSION), "query": name, **fit_query(measurements), "measurements": measurements, "scale": data.scale,
+    return {**outputs.marker(FIT_KIND, FIT_VERSION), "query": name, **fit_query(measurements),
+            "measurements": measurements, "scale": data.scale,
             "parts": data.n_parts, "master": master_label or spark.sparkContext.master,
             "spark_version": spark.version, "generator": data.manifest["generator"],
-            "warmups": warmups, "repeats": repeats}
+            "warmups": warmups, "repeats": repeats, "measured_on": measured_on(spark)}
+
+
+def measured_on(spark: Any) -> dict[str, Any]:
+    """The UTC date and the machine of a measurement: the driver's CPU model and core count, its
+    memory (GiB, the cgroup's limit when lower), the operating system and the JVM's Java version."""
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {"date": _dt.datetime.now(_dt.timezone.utc).date().isoformat(), "cpu": cpu, "cores": os.cpu_count(),
+            "memory_gib": round(machine_memory_bytes() / 2**30, 1), "os": platform.platform(),
+            "java": spark.sparkContext._jvm.java.lang.System.getProperty("java.version")}
 
 
 def summary_row(name: str, fit: dict[str, Any]) -> dict[str, Any]:
