@@ -68,18 +68,6 @@ def test_multi_rejects_bad_parameters() -> None:
         ix.paper_queries("/no/such/dir")
 
 
-def test_costmodels_replace_the_synthetic_costs(tmp_path) -> None:
-    base = ix.paper_queries()
-    for q in base.queries:
-        (tmp_path / f"{q.name}.json").write_text('{"cost": {"kind": "linear", "S": 1, "R": 0.01}}', encoding="utf-8")
-    fitted = ix.paper_queries(str(tmp_path))
-    assert all(q.min_cost == 1 + Fraction(1, 100) * 4500 for q in fitted.queries)
-    assert [q.agg_cost for q in fitted.queries] == [q.agg_cost for q in base.queries]
-    (tmp_path / "Q1.json").write_text("{", encoding="utf-8")
-    with pytest.raises(InputError, match="Q1.json"):
-        ix.paper_queries(str(tmp_path))
-
-
 def test_fig6_and_alg1_loss_rows() -> None:
     row = ix.fig6(query="Q1", f=0.5, scheme="algorithm1", costmodels="", deterministic_time=1.0).iloc[0]
     assert row["status"] == "ok" and row["misses"] == 0 and row["batches"] >= 2
@@ -102,17 +90,19 @@ def test_optimum_rows_judge_the_heuristics() -> None:
 def test_quick_grids_run_locally_and_their_verdicts_compute() -> None:
     frames = {name: run_grid(ix.SWEEPS[name].experiment, ix.grid(name, "quick"), runner="local", cache_dir=None,
                              progress=False) for name in ("fig7", "fig10", "alg1-loss")}
-    table = checks.sweep_checks(frames, "quick")
+    priced = {ix.SYNTHETIC_READING: {name: frames.pop(name) for name in ("fig7", "fig10")}}
+    table = checks.sweep_checks(frames, "quick", priced)
     by_check = table.set_index("check")
     assert by_check.loc["9", "verdict"] == "holds"
-    assert by_check.loc["8", "verdict"] == "holds", by_check.loc["8", "detail"]  # E5 at 0.2 and the paper's 0.1D
+    assert by_check.loc["8 (synthetic costs)", "verdict"] == "holds", by_check.loc["8 (synthetic costs)", "detail"]
     assert checks.check8()["verdict"] == "undecided"  # the paper-scale part needs the Fig. 7 sweep
-    assert by_check.loc["fig6a", "verdict"] == "undecided"  # not run here
+    assert by_check.loc["fig6a (synthetic costs)", "verdict"] == "undecided"  # not run here
     assert by_check.loc["alg1", "verdict"] in ("holds", "finding"), by_check.loc["alg1", "detail"]
-    for name in ("fig7", "fig10", "fig10-batches"):  # judged on measured fits only (none shipped)
-        assert (by_check.loc[name, "verdict"], by_check.loc[name, "reason"]) == ("undecided", "synthetic costs")
-        assert "no measured SF 1 fits" in by_check.loc[name, "detail"]
-    assert "synthetic" in by_check.loc["fig7", "detail"]
+    for name in ("fig7", "fig10", "fig10-batches"):  # judged on measured fits only (not run here)
+        row = by_check.loc[f"{name} (synthetic costs)"]
+        assert (row["verdict"], row["reason"], row["reading"]) == ("undecided", "synthetic costs", "synthetic costs")
+        assert "the measured fits' row judges them" in row["detail"]
+    assert "synthetic" in by_check.loc["fig7 (synthetic costs)", "detail"]
     assert checks.summary_line(table, "quick").startswith("")
 
 
@@ -185,7 +175,7 @@ def test_fig10_batches_and_fig11_last_files_are_verdicts_with_numbers() -> None:
     assert last["verdict"] == "holds" and "5,620 against 832 (×6.75)" in last["detail"]
     synthetic = checks.vr_number_check("fig11-last", vr_frame("last_batch_files", {"FR": 5620, "VR4": 832}), "t")
     assert (synthetic["verdict"], synthetic["reason"]) == ("undecided", "synthetic costs")
-    assert "would hold" in synthetic["detail"] and "no measured SF 1 fits" in synthetic["detail"]
+    assert "would hold" in synthetic["detail"] and "the measured fits' row judges them" in synthetic["detail"]
     failed = checks.vr_number_check("fig10-batches", vr_frame("batches", {"FR": 1, "VR4": 2}, status="no-plan"), "t")
     assert (failed["verdict"], failed["reason"]) == ("undecided", "scale")
     assert checks.vr_number_check("fig11-last", None, "t")["reason"] == "scale"

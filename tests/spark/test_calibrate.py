@@ -26,6 +26,7 @@ import pytest
 from staleness_lab import paths
 from staleness_lab.cli import main
 from staleness_lab.errors import InputError
+from staleness_lab.experiments.intermittent.hybrid import TIME_UNIT
 from staleness_lab.experiments.intermittent.sweeps import paper_queries
 from staleness_lab.intermittent import tpch
 from staleness_lab.intermittent.costs import LinearCost, PiecewiseCost, parse_agg_cost, parse_cost
@@ -151,7 +152,12 @@ def test_the_fits_load_as_the_papers_query_set(measured: tuple[Path, str], tmp_p
     loaded = {q.name: q for q in paper_queries(str(tmp_path)).queries}
     for query in QUERIES:
         fit = json.loads((out / f"{query}.json").read_text(encoding="utf-8"))
-        assert loaded[query].cost == parse_cost(fit["cost"]) and loaded[query].agg_cost == parse_agg_cost(fit["agg_cost"])
+        cost, agg, q = parse_cost(fit["cost"]), parse_agg_cost(fit["agg_cost"]), loaded[query]
+        assert q.n == PARTS  # the window of the measured parts, nothing priced past them
+        for x in range(1, PARTS + 1):  # the fit rounded up to the planner's grid, never understated
+            assert cost(x) <= q.cost(x) <= cost(x) + TIME_UNIT * (1 + x)
+        for n in (2, PARTS):
+            assert agg(n) <= q.agg_cost(n) <= agg(n) + TIME_UNIT * (1 + n)
 
 
 def test_the_json_records_its_measurements_and_provenance(measured: tuple[Path, str], data: TpchData,

@@ -7,14 +7,37 @@ row is the same locally and on Spark (CP-SAT rows use a deterministic time limit
 Figs. 7-8's optimum, whose wall-clock budget lets the status and gap depend on the machine;
 every such row says where its solver stopped).
 
-Setup (digest §5, §6): 13 queries (Q1, Q3, Q4, Q6, Q9, Q10, Q12, Q14, Q19, CQ1-CQ4), each over a
-window of N = 4500 files arriving at 1 file/s from ws = 1, C_max = 30 s, one executor. The
-paper gives no numeric cost curves, so the costs are the synthetic set
-``data/intermittent/tpch13-synthetic.yaml``, chosen to agree with every number the paper does
-give (MinBatch 180 for Q6 and CQ1, 1125 for CQ3 and CQ4 at δRSF = 50 %; Σ Cost(N) ≈ 640 s; Q3,
-Q9, Q10 the costliest at small sizes). ``costmodels=DIR`` replaces them with measured fits:
-one ``DIR/<query>.json`` per query holding ``{"cost": ..., "agg_cost": ...}`` in the schema of
-:mod:`staleness_lab.intermittent.costs`.
+Setup (digest §5, §6): 13 queries (Q1, Q3, Q4, Q6, Q9, Q10, Q12, Q14, Q19, CQ1-CQ4) on one
+executor, priced by one of two **cost sets**, each a ``reading`` of the verdicts
+(:func:`cost_sets`):
+
+* **the synthetic set** (``costmodels=""``, reading :data:`SYNTHETIC_READING`),
+  ``data/intermittent/tpch13-synthetic.yaml``: the paper's window, N = 4500 files arriving at
+  1 file/s from ws = 1, C_max = 30 s, and costs chosen to agree with every number the paper
+  gives (MinBatch 180 for Q6 and CQ1, 1125 for CQ3 and CQ4 at δRSF = 50 %; Σ Cost(N) ≈ 640 s;
+  Q3, Q9, Q10 the costliest at small sizes). The paper prints no cost curve, so they are ours.
+* **measured fits** (``costmodels=DIR``, reading ``measured SF <scale> fits``,
+  :func:`fits_reading`): one ``DIR/<query>.json`` per query as ``staleness-lab tpch calibrate``
+  writes it (:mod:`staleness_lab.spark.intermittent.calibrate`: eq. (1)'s ``cost``, the
+  aggregation's ``agg_cost``, the ``scale`` and ``parts`` measured, ``spark_version``,
+  ``measured_on``). The project ships :data:`MEASURED`, SF 1 over 900 parts.
+
+**Scale of the measured fits** (digest §6, §7). A fit is measured per part over the P parts of
+its scale factor (x = 1..P; at SF 1, P = 900 parts of about 1,700 orders each), while the paper's
+queries read N = 4500 files of a data set of about SF 25. The simulated figures keep the
+measured range: **the window holds the P measured parts, N = P**, never more (no batch is
+priced beyond the largest batch calibration timed), and the paper's *ratios* set the rest, as
+report 05's hybrid runs do (:func:`~staleness_lab.experiments.intermittent.hybrid.measured_queryset`,
+the same model of the same fits): part k arrives at ``1 + (k − 1)·W/P`` with the window W chosen
+so that ``Σ Cost(N) / W`` is the paper's 640/4500, C_max keeps the paper's 30 s against a mean
+Cost(N) of 640/13 s, δRSF is the figure's, the coefficients are rounded up to a 10 µs grid (a
+cost is never understated), and the deadlines follow the paper's rules on that window (Fig. 6:
+D = we + f·Cost(N); Figs. 7-11: A5 at ρ). The other reading, the paper's N = 4500 with R scaled
+by P/4500, would price a paper file as a fifth of a measured part, below the one part timed, and
+keep nothing the paper measured but the count. One extrapolation remains and is said where it
+happens: AggCost(n) is measured up to 64 partials (at most P), and a plan of more batches per
+query (no-MinBatch runs, Fig. 8) prices its merge on the fitted line beyond that range; plan rows
+carry ``max_batches`` and the verdicts name the runs (:mod:`~.verdicts`).
 
 Experiments:
 
@@ -60,11 +83,11 @@ import numpy as np
 import pandas as pd
 
 from staleness_lab.errors import InputError
+from staleness_lab.experiments.verdicts import SYNTHETIC_COSTS
 from staleness_lab.intermittent import (
     AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, check_plan, load_queryset, rate_profile,
 )
 from staleness_lab.intermittent import PROFILES as PROFILES_OF_RATE
-from staleness_lab.intermittent.costs import parse_agg_cost, parse_cost
 from staleness_lab.intermittent.deadlines import c7, with_deadlines
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.numbers import exact as exact_number
@@ -80,6 +103,9 @@ RATE_PROFILES = PROFILES_OF_RATE
 FIG6_FACTORS = (1.0, 0.8, 0.6, 0.4, 0.2, 0.1)
 FIG7_RHOS = (0.8, 0.6, 0.4, 0.2, 0.1)
 SYNTHETIC = "data/intermittent/tpch13-synthetic.yaml"
+#: The measured fits the project ships (report 04's default ``costmodels``): the 13 queries
+#: calibrated on Spark at SF 1 over 900 parts (``staleness-lab tpch calibrate --scale 1 --parts 900``).
+MEASURED = "data/intermittent/sf1-p900"
 #: The CP-SAT rows' deterministic time limit per phase (solver "deterministic seconds").
 DETERMINISTIC_TIME = {"quick": 1.0, "standard": 2.0, "full": 10.0}
 #: The 13 queries of the synthetic set, in its order (``paper_queries().names``).
@@ -111,39 +137,128 @@ MAX_TIME_LIMIT = 3600.0
 
 def paper_queries(costmodels: str = "") -> QuerySet:
     """The 13 queries of the paper's Sec. 7 with the synthetic costs, or the measured fits in the
-    directory ``costmodels`` (module docstring); deadlines are placeholders (experiments set them)."""
+    directory ``costmodels`` over the window of their measured parts (module docstring, "Scale";
+    :func:`~staleness_lab.experiments.intermittent.hybrid.measured_queryset`); deadlines are
+    placeholders (experiments set them)."""
+    from staleness_lab.experiments.intermittent.hybrid import measured_queryset, read_fits
     from staleness_lab.notebook_params import repo_file
 
     base = load_queryset(repo_file(SYNTHETIC))
     if not costmodels:
         return base
+    folder = fits_folder(costmodels)
+    about = fits_provenance(costmodels)
+    return measured_queryset(read_fits(folder, base.names), int(about["parts"].iloc[0]),
+                             delta_rsf=float(base.delta_rsf))
+
+
+def fits_folder(costmodels: str) -> Path:
+    """The directory of measured fits ``costmodels`` names: as given, or, relative and not found
+    from the working directory, in the checkout (:func:`~staleness_lab.notebook_params.repo_file`:
+    a report runs in ``notebooks/``)."""
+    from staleness_lab.notebook_params import repo_file
+
     folder = Path(costmodels)
+    if not folder.is_absolute() and not folder.exists():
+        try:
+            folder = repo_file(costmodels)
+        except InputError:
+            pass
     if not folder.is_dir():
         raise InputError("costmodels", f"no such directory: {costmodels}")
-    queries = []
-    for query in base.queries:
-        path = folder / f"{query.name}.json"
-        if not path.is_file():
-            raise InputError("costmodels", f"has no fit for query {query.name}: {path.name} missing")
-        try:
-            fit = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise InputError(f"costmodels/{path.name}", f"cannot parse: {err}") from None
-        if not isinstance(fit, dict) or "cost" not in fit:
-            raise InputError(f"costmodels/{path.name}", "must hold a mapping with 'cost' (and optional 'agg_cost')")
-        cost = parse_cost(fit["cost"], f"costmodels/{path.name}.cost")
-        agg = parse_agg_cost(fit["agg_cost"], f"costmodels/{path.name}.agg_cost") if "agg_cost" in fit else query.agg_cost
-        queries.append(Query(query.name, query.arrivals, query.deadline, cost, agg))
-    return base.with_overrides(queries=tuple(queries))
+    return folder
+
+
+#: What :func:`fits_provenance` reads of a fit's ``measured_on`` (calibration's machine record).
+MACHINE_FIELDS = ("date", "cpu", "cores", "memory_gib", "os", "java")
+
+
+def _fit_document(folder: Path, name: str) -> dict[str, Any]:
+    path = folder / f"{name}.json"
+    if not path.is_file():
+        raise InputError("costmodels", f"has no fit for query {name}: {path.name} missing")
+    try:
+        fit = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(f"costmodels/{path.name}", f"cannot parse: {err}") from None
+    if not isinstance(fit, dict) or "cost" not in fit or "agg_cost" not in fit:
+        raise InputError(f"costmodels/{path.name}", "must hold a mapping with 'cost' and 'agg_cost'")
+    for field in ("scale", "parts"):
+        value = fit.get(field)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or (
+                field == "parts" and value != int(value)):
+            raise InputError(f"costmodels/{path.name}.{field}", f"must be a positive {'whole ' * (field == 'parts')}"
+                             f"number (where the fit was measured), got {value!r}")
+    return fit
+
+
+def fits_provenance(costmodels: str) -> pd.DataFrame:
+    """One row per query of the measured fits in ``costmodels``: where they were measured
+    (``scale``, ``parts``, ``spark_version``, the ``measured_on`` fields of
+    :data:`MACHINE_FIELDS`, empty where a hand-written fit has none), the fit (S, R, its R²;
+    a0, a1) and the largest batch (files) and merge (partials) calibration timed (0: no
+    measurements). Every fit must be of one scale and one number of parts: they set the window
+    (module docstring), else :class:`InputError` naming the field."""
+    folder = fits_folder(costmodels)
+    rows = []
+    for name in QUERIES:
+        fit = _fit_document(folder, name)
+        machine = fit.get("measured_on") if isinstance(fit.get("measured_on"), dict) else {}
+        linear = (fit.get("fits") or {}).get("linear") or {}
+        measured = fit.get("measurements") if isinstance(fit.get("measurements"), dict) else {}
+        rows.append({
+            "query": name, "scale": float(fit["scale"]), "parts": int(fit["parts"]),
+            "spark_version": str(fit.get("spark_version", "")),
+            **{field: machine.get(field, "") for field in MACHINE_FIELDS},
+            "S": float(fit["cost"].get("S", math.nan)), "R": float(fit["cost"].get("R", math.nan)),
+            "r2": linear.get("r2"), "a0": float(fit["agg_cost"].get("a0", math.nan)),
+            "a1": float(fit["agg_cost"].get("a1", math.nan)),
+            "max_files": max((int(p["files"]) for p in measured.get("batches", [])), default=0),
+            "max_partials": max((int(p["partials"]) for p in measured.get("aggregation", [])), default=0),
+        })
+    frame = pd.DataFrame(rows)
+    for field in ("scale", "parts"):
+        if frame[field].nunique() > 1:
+            found = ", ".join(f"{q} {v:g}" for q, v in zip(frame["query"], frame[field]))
+            raise InputError(f"costmodels/*.json.{field}", f"must be one for every query (they set the window), got {found}")
+    return frame
+
+
+def fits_reading(costmodels: str) -> str:
+    """The reading of the verdicts computed on the measured fits in ``costmodels``:
+    ``measured SF <scale> fits``."""
+    return f"measured SF {fits_provenance(costmodels)['scale'].iloc[0]:g} fits"
+
+
+def merges_measured(costmodels: str) -> int | None:
+    """The most partials calibration merged for every query of the fits in ``costmodels`` (the
+    measured range of AggCost, module docstring); None for the synthetic set (``""``) or fits
+    without measurements."""
+    if not costmodels:
+        return None
+    most = int(fits_provenance(costmodels)["max_partials"].min())
+    return most or None
+
+
+#: The reading of the verdicts computed on the synthetic set (the vocabulary's reason word).
+SYNTHETIC_READING = SYNTHETIC_COSTS
+
+
+def cost_sets(costmodels: str) -> dict[str, str]:
+    """The cost sets report 04 runs Figs. 6-11 under, by reading: the synthetic set always
+    (``""``), and the measured fits in ``costmodels`` when it names any."""
+    return {SYNTHETIC_READING: "", **({fits_reading(costmodels): costmodels} if costmodels else {})}
 
 
 def multi_instance(rho: float, windows: str, profile: str, delta_rsf: float, seed: int, costmodels: str = "",
-                   c_max: float = 30.0) -> QuerySet:
+                   c_max: float | None = None) -> QuerySet:
     """The 13-query set of Figs. 7-11: windows (``same``: all from ws = 1; ``random``: ws drawn
     uniformly on whole seconds in [1, N/λ], digest A5), deadlines from A5 at ``rho`` (seeded
     order) on the nominal fixed-rate windows, then the arrivals replaced by the rate profile
-    (VR3/VR4 files arrive late against those deadlines, as in the paper)."""
+    (VR3/VR4 files arrive late against those deadlines, as in the paper). ``c_max``: the cost
+    set's (30 s on the synthetic set, the paper's ratio on measured fits) unless given."""
     base = paper_queries(costmodels)
+    c_max = float(base.c_max) if c_max is None else c_max
     rng = np.random.default_rng([seed, 7])
     queries = []
     for q in base.queries:
@@ -165,14 +280,16 @@ def multi_instance(rho: float, windows: str, profile: str, delta_rsf: float, see
 
 
 def plan_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
-    """The observations every plan row carries."""
+    """The observations every plan row carries (``max_batches``: the most batches one query runs,
+    the partials its merge reads)."""
     ok = plan.status == "ok"
     queries = plan.queries
     min_total = sum((q.min_cost for q in qs.queries), Fraction(0))
-    last_files = 0
+    last_files = most = 0
     if ok:
         batches = plan.batches[plan.batches["kind"] == "batch"]
         last_files = int(batches.groupby("query")["size"].last().sum())
+        most = int(batches.groupby("query").size().max()) if len(batches) else 0
     return {
         "status": plan.status,
         "misses": plan.misses if ok else math.nan,
@@ -182,6 +299,7 @@ def plan_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
         "normalized_cost": float(plan.total_cost / min_total) if ok else math.nan,
         "total_tardiness": float(plan.total_tardiness) if ok else math.nan,
         "last_batch_files": last_files,
+        "max_batches": most,
         "plan_violations": len(check_plan(qs, plan)),
     }
 
@@ -612,3 +730,24 @@ def counterexamples() -> dict[str, QuerySet]:
         "N = 24, S = 0.8, R = 0.25, AggCost 0.5 + 0.5n, D = 27.468": single(
             24, "0.8", "0.25", "27.468", AggCost(a0=Fraction(1, 2), a1=Fraction(1, 2))),
     }
+
+
+
+def describe_fits(costmodels: str) -> str:
+    """What the measured fits in ``costmodels`` are, in one paragraph of Markdown: where and when
+    they were measured (``measured_on``, ``spark_version``), the scale, and the range of S, R
+    and the aggregation's line (:func:`fits_provenance`)."""
+    about = fits_provenance(costmodels)
+
+    def listed(field: str) -> str:
+        values = sorted({str(v) for v in about[field] if str(v)})
+        return ", ".join(values) or "not recorded"
+
+    first = about.iloc[0]
+    return (f"**The measured fits** (`{costmodels}`, reading *{fits_reading(costmodels)}*): the 13 queries calibrated "
+            f"on Spark {listed('spark_version')} at SF {first['scale']:g} over {int(first['parts'])} parts, measured "
+            f"on {listed('date')} on {listed('cpu')} ({listed('cores')} cores, {listed('memory_gib')} GiB, "
+            f"{listed('os')}, Java {listed('java')}). Cost(x) = S + R·x per part with S from {about['S'].min():.3g} "
+            f"to {about['S'].max():.3g} s and R from {about['R'].min() * 1000:.3g} to {about['R'].max() * 1000:.3g} ms "
+            f"per part; AggCost(n) = a0 + a1·n measured up to {int(about['max_partials'].min())} partials. "
+            "They measure that machine, not the paper's, whose curves are unpublished.")
