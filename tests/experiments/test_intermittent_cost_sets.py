@@ -5,6 +5,7 @@ and every figure's verdict once per cost set, its reading naming the costs it wa
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -218,3 +219,54 @@ def test_alg1_carries_fig6_losses_of_both_cost_sets() -> None:
     assert f"Fig. 6, {FITS}: costlier in 1 of 1" in row["detail"]
     assert row["detail"].count("the paper publishes no cost curves") == 1  # said of the synthetic set only
     assert checks.fig6_against_optimum(fig6)["loss_ratio"].iloc[0] == pytest.approx(1.1)
+
+
+# -- what the measured scale cannot decide ---------------------------------------------------------
+
+
+def fig6_cases(no_plan: dict[tuple[str, float], str]) -> pd.DataFrame:
+    """Fig. 6 on Q1, Q3, CQ4 (the quick profile's), every case planned as the paper says except
+    ``no_plan``: (query, f) -> the exact optimum's status there, Algorithm 1 finding no plan."""
+    rows = []
+    for q in ("Q1", "Q3", "CQ4"):
+        for f in ix.FIG6_FACTORS:
+            batches = 1 if f == 1.0 else (3 if f == 0.1 and q in checks.FIG6_THREE else 2)
+            exact = no_plan.get((q, f))
+            alg_status = "ok" if exact is None else "no-plan"
+            rows += [{"query": q, "f": f, "scheme": "algorithm1", "status": alg_status,
+                      "misses": 0 if exact is None else math.nan, "batches": batches if exact is None else 0},
+                     {"query": q, "f": f, "scheme": "exact", "status": exact or "ok",
+                      "misses": 0 if exact in (None, "ok") else math.nan, "batches": batches}]
+    return pd.DataFrame(rows)
+
+
+def test_fig6_cases_no_plan_can_meet_are_scale_not_the_paper() -> None:
+    a, b = checks.fig6_checks(fig6_cases({}), "t", synthetic=False)
+    assert (a["verdict"], b["verdict"]) == ("holds", "holds")  # judged on the queries run (Q3 of Q3, Q9, Q10)
+    a, b = checks.fig6_checks(fig6_cases({("CQ4", 0.1): "infeasible", ("CQ4", 0.2): "infeasible"}), "t",
+                              synthetic=False)
+    assert (a["verdict"], a["reason"], b["verdict"], b["reason"]) == ("undecided", "scale", "undecided", "scale")
+    assert "no plan meets the others (CQ4 at 0.2D, CQ4 at 0.1D)" in a["detail"]
+    a, b = checks.fig6_checks(fig6_cases({("CQ4", 0.1): "infeasible", ("Q1", 0.2): "ok"}), "t", synthetic=False)
+    assert (a["verdict"], a["margin"]) == ("differs", -2.0)  # Algorithm 1 finds no plan where one exists
+    assert b["verdict"] == "differs" and "Q1 at 0.2D (no plan, one exists)" in b["detail"]
+    # the synthetic set keeps its verdicts: a miss is a miss, the batch counts undecided
+    a, b = checks.fig6_checks(fig6_cases({("CQ4", 0.1): "infeasible"}), "t")
+    assert (a["verdict"], b["reason"]) == ("differs", "synthetic costs")
+
+
+def test_misses_c7_forces_are_scale_on_the_fits() -> None:
+    paper = checks.PAPER_PROFILES["fig10"]
+    late = {**paper, "edf": {"FR"}, "llf": {"FR"}}
+    forced = profile_frame(late).assign(c7_holds=lambda f: f["profile"] != "FR")
+    row = checks.profile_check("fig10", forced, "t", synthetic=False)
+    assert (row["verdict"], row["reason"]) == ("undecided", "scale"), row["detail"]
+    assert "C7 fails at FR (most seeds)" in row["detail"] and "the misses of EDF, LLF there are forced" in row["detail"]
+    free = checks.profile_check("fig10", profile_frame(late).assign(c7_holds=True), "t", synthetic=False)
+    assert free["verdict"] == "differs" and "C7" not in free["detail"]
+    assert checks.profile_check("fig10", forced, "t")["reason"] == "synthetic costs"
+    # Fig. 7: EDF and LLF also missing at 0.2D, where C7 fails
+    fig7 = fig7_frame({**checks.PAPER_FIG7, "edf": [0.1, 0.2], "llf": [0.1, 0.2]}).assign(
+        c7_holds=lambda f: f["rho"] > 0.2)
+    row = checks.fig7_check(fig7, "t", synthetic=False)
+    assert (row["verdict"], row["reason"]) == ("undecided", "scale") and "C7 fails at 0.2 (most seeds)" in row["detail"]
