@@ -270,3 +270,16 @@ def test_misses_c7_forces_are_scale_on_the_fits() -> None:
         c7_holds=lambda f: f["rho"] > 0.2)
     row = checks.fig7_check(fig7, "t", synthetic=False)
     assert (row["verdict"], row["reason"]) == ("undecided", "scale") and "C7 fails at 0.2 (most seeds)" in row["detail"]
+
+
+def test_rows_on_fits_carry_their_digest_and_refuse_other_fits(fits: Path) -> None:
+    rows = ix.grid("fig7", "quick", costmodels=str(fits))
+    digest = ix.fits_of(str(fits))
+    assert digest and {(r["costmodels"], r["fits"]) for r in rows} == {(str(fits), digest)}
+    assert "fits" not in ix.grid("fig7", "quick")[0]  # the synthetic set's rows keep their keys
+    row = dict(rows[0], minbatch=True, profile="FR", delta_rsf=0.5)
+    assert ix.multi(**row).iloc[0]["plan_violations"] == 0
+    (fits / "Q1.json").write_text(json.dumps(fit_document("Q1", 5)), encoding="utf-8")  # re-measured
+    assert ix.fits_of(str(fits)) != digest
+    with pytest.raises(InputError, match=rf"^fits: is {digest}, but the fits in .* are "):
+        ix.multi(**row)

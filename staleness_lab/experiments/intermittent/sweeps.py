@@ -130,26 +130,39 @@ MAX_OPT_QUERIES = 20
 MAX_OPT_TUPLES = 1000
 #: The largest wall-clock budget per instance of Figs. 7-8's optimum rows (seconds).
 MAX_TIME_LIMIT = 3600.0
+#: The digest of the measured fits a row is for (:func:`fits_of`): its cache key changes with them.
+FITS_PARAM = Param("fits", str, "", "digest of the measured fits (grids fill it; a cached row is reused only with "
+                   "the same fits; empty: the fits as they are)")
 
 
 # -- the query sets ------------------------------------------------------------------------------
 
 
-def paper_queries(costmodels: str = "") -> QuerySet:
+def paper_queries(costmodels: str = "", fits: str = "") -> QuerySet:
     """The 13 queries of the paper's Sec. 7 with the synthetic costs, or the measured fits in the
     directory ``costmodels`` over the window of their measured parts (module docstring, "Scale";
     :func:`~staleness_lab.experiments.intermittent.hybrid.measured_queryset`); deadlines are
-    placeholders (experiments set them)."""
-    from staleness_lab.experiments.intermittent.hybrid import measured_queryset, read_fits
+    placeholders (experiments set them). ``fits``: the digest the fits must have
+    (:func:`fits_of`; a row's, so a cached row is never served for other fits), empty: any."""
+    from staleness_lab.experiments.intermittent.hybrid import fits_digest, measured_queryset, read_fits
     from staleness_lab.notebook_params import repo_file
 
     base = load_queryset(repo_file(SYNTHETIC))
     if not costmodels:
         return base
-    folder = fits_folder(costmodels)
-    about = fits_provenance(costmodels)
-    return measured_queryset(read_fits(folder, base.names), int(about["parts"].iloc[0]),
-                             delta_rsf=float(base.delta_rsf))
+    parts = int(fits_provenance(costmodels)["parts"].iloc[0])  # every fit checked, its file named
+    measured = read_fits(fits_folder(costmodels), base.names)
+    if fits and fits != fits_digest(measured):
+        raise InputError("fits", f"is {fits}, but the fits in {costmodels} are {fits_digest(measured)} (re-run the grid)")
+    return measured_queryset(measured, parts, delta_rsf=float(base.delta_rsf))
+
+
+def fits_of(costmodels: str) -> str:
+    """The digest of the measured fits in ``costmodels`` as the experiments read them ("" for the
+    synthetic set): the grids put it in every row priced by them."""
+    from staleness_lab.experiments.intermittent.hybrid import fits_digest, read_fits
+
+    return fits_digest(read_fits(fits_folder(costmodels), QUERIES)) if costmodels else ""
 
 
 def fits_folder(costmodels: str) -> Path:
@@ -251,13 +264,14 @@ def cost_sets(costmodels: str) -> dict[str, str]:
 
 
 def multi_instance(rho: float, windows: str, profile: str, delta_rsf: float, seed: int, costmodels: str = "",
-                   c_max: float | None = None) -> QuerySet:
+                   c_max: float | None = None, *, fits: str = "") -> QuerySet:
     """The 13-query set of Figs. 7-11: windows (``same``: all from ws = 1; ``random``: ws drawn
     uniformly on whole seconds in [1, N/λ], digest A5), deadlines from A5 at ``rho`` (seeded
     order) on the nominal fixed-rate windows, then the arrivals replaced by the rate profile
     (VR3/VR4 files arrive late against those deadlines, as in the paper). ``c_max``: the cost
-    set's (30 s on the synthetic set, the paper's ratio on measured fits) unless given."""
-    base = paper_queries(costmodels)
+    set's (30 s on the synthetic set, the paper's ratio on measured fits) unless given; ``fits``:
+    as :func:`paper_queries`."""
+    base = paper_queries(costmodels, fits)
     c_max = float(base.c_max) if c_max is None else c_max
     rng = np.random.default_rng([seed, 7])
     queries = []
@@ -314,15 +328,16 @@ def plan_row(qs: QuerySet, plan: BatchPlan) -> dict[str, Any]:
     Param("scheme", str, "algorithm1", "algorithm1 (the paper's), exact (the exact DP, off the grid) or optimal "
           "(CP-SAT, on its grid)", choices=FIG6_SCHEMES),
     Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
+    FITS_PARAM,
     Param("deterministic_time", float, DETERMINISTIC_TIME["standard"], "CP-SAT's deterministic limit per phase",
           gt=0, le=MAX_DETERMINISTIC_TIME),
 )
-def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time: float) -> pd.DataFrame:
+def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time: float, fits: str = "") -> pd.DataFrame:
     """Fig. 6: one query alone with D = we + f·Cost(N): batches, cost normalized to the single
     batch of 1D (= Cost(N)), and whether the deadline is met."""
     if not f > 0:
         raise InputError("f", f"must be > 0, got {f}")
-    base = paper_queries(costmodels)
+    base = paper_queries(costmodels, fits)
     if query not in base.names:
         raise InputError("query", f"must be one of {', '.join(base.names)}, got {query!r}")
     q = base.query(query)
@@ -355,14 +370,15 @@ def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time:
     Param("delta_rsf", float, 0.5, "MinBatch's relative slack δRSF", ge=0),
     Param("seed", int, 0, "seed of A5's order, the random windows and the VR profiles", ge=0, le=MAX_SEED),
     Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
+    FITS_PARAM,
 )
 def multi(policy: str, minbatch: bool, rho: float, windows: str, profile: str, delta_rsf: float, seed: int,
-          costmodels: str) -> pd.DataFrame:
+          costmodels: str, fits: str = "") -> pd.DataFrame:
     """Figs. 7, 8, 10, 11: the 13 queries on one executor under a policy; misses, batches and
     cost normalized to Σ Cost(N), plus the C7 necessary condition."""
     if not rho > 0:
         raise InputError("rho", f"must be > 0, got {rho}")
-    qs = multi_instance(rho, windows, profile, delta_rsf, seed, costmodels)
+    qs = multi_instance(rho, windows, profile, delta_rsf, seed, costmodels, fits=fits)
     plan = dispatch(qs, policy, minbatch=minbatch)
     necessary = c7(qs)
     return pd.DataFrame([{**plan_row(qs, plan), "c7_holds": bool(necessary.holds),
@@ -436,18 +452,20 @@ def optimum_against(qs: QuerySet, heuristics: dict[str, BatchPlan], time_limit: 
     Param("windows", str, "same", "same (all from ws = 1) or random (ws uniform in [1, N/λ])", choices=WINDOWS),
     Param("seed", int, 0, "seed of A5's order and the random windows", ge=0, le=MAX_SEED),
     Param("costmodels", str, "", "directory of measured fits (empty: the synthetic set)"),
+    FITS_PARAM,
     Param("time_limit", float, FIG78_TIME_LIMIT["standard"], "CP-SAT's wall-clock budget for the instance (s)",
           gt=0, le=MAX_TIME_LIMIT),
     Param("method", str, FIG78_METHOD, "the planner's method", choices=METHODS),
 )
-def multi_optimum(rho: float, windows: str, seed: int, costmodels: str, time_limit: float, method: str) -> pd.DataFrame:
+def multi_optimum(rho: float, windows: str, seed: int, costmodels: str, time_limit: float, method: str,
+                  fits: str = "") -> pd.DataFrame:
     """Figs. 7 and 8's optimum: the 13 queries of ``intermittent-multi`` (fixed rate, δRSF = 50 %,
-    C_max = 30 s) planned by CP-SAT within ``time_limit`` seconds, hinted with the best of the
+    the cost set's C_max) planned by CP-SAT within ``time_limit`` seconds, hinted with the best of the
     figures' heuristics (:func:`optimum_against`). A wall-clock limit: how far the solver gets,
     and so the status and gap, depends on the machine, and each row says where it stopped."""
     if not rho > 0:
         raise InputError("rho", f"must be > 0, got {rho}")
-    qs = multi_instance(rho, windows, "FR", 0.5, seed, costmodels)
+    qs = multi_instance(rho, windows, "FR", 0.5, seed, costmodels, fits=fits)
     return pd.DataFrame([optimum_against(qs, fig78_heuristics(qs), time_limit, method)])
 
 
@@ -637,10 +655,14 @@ def _optimum_rows(profile: str) -> list[dict[str, Any]]:
 
 def _costed(rows: Callable[[str], list[dict[str, Any]]]) -> Callable[..., list[dict[str, Any]]]:
     """The rows of a figure whose experiment prices plans with the paper's cost curves: each row
-    names the measured fits in ``costmodels`` when given (empty: the synthetic set)."""
+    names the measured fits in ``costmodels`` when given, and their digest (:func:`fits_of`);
+    empty: the synthetic set."""
 
     def costed(profile: str, costmodels: str = "") -> list[dict[str, Any]]:
-        return [{**row, "costmodels": costmodels} for row in rows(profile)] if costmodels else rows(profile)
+        if not costmodels:
+            return rows(profile)
+        fits = fits_of(costmodels)
+        return [{**row, "costmodels": costmodels, "fits": fits} for row in rows(profile)]
 
     return costed
 
