@@ -283,3 +283,17 @@ def test_rows_on_fits_carry_their_digest_and_refuse_other_fits(fits: Path) -> No
     assert ix.fits_of(str(fits)) != digest
     with pytest.raises(InputError, match=rf"^fits: is {digest}, but the fits in .* are "):
         ix.multi(**row)
+
+
+def test_the_shipped_sf1_fits_load_over_their_900_parts() -> None:
+    about = ix.fits_provenance(ix.MEASURED)
+    assert list(about["query"]) == list(ix.QUERIES)
+    assert set(about["scale"]) == {1.0} and set(about["parts"]) == {900}
+    assert set(about["max_files"]) == {900}  # calibration timed the whole window: nothing priced past it
+    for field in ("spark_version", "date", "cpu", "os", "java"):  # where and when, for the report's text
+        assert about[field].astype(str).str.len().min() > 0, field
+    assert (about["S"] > 0).all() and (about["R"] >= 0).all()
+    qs = ix.paper_queries(ix.MEASURED)
+    assert qs.names == {name: k for k, name in enumerate(ix.QUERIES)} and {q.n for q in qs.queries} == {900}
+    assert ix.fits_reading(ix.MEASURED) == "measured SF 1 fits"
+    assert ix.merges_measured(ix.MEASURED) == int(about["max_partials"].min()) >= 2

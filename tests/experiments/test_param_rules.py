@@ -135,7 +135,7 @@ def test_module_grids_expand(profile: str) -> None:
         _expand(sweep.experiment, bx.grid(name, profile))
     for name, fig in ix.SWEEPS.items():
         _expand(fig.experiment, ix.grid(name, profile))
-        _expand(fig.experiment, ix.grid(name, profile, costmodels="data/costmodels/sf1-p900"))
+        _expand(fig.experiment, ix.grid(name, profile, costmodels=ix.MEASURED))
     for name in olston.SWEEPS:
         _expand(olston.SWEEPS[name].experiment, olston.grid(name, profile))
 

@@ -16,7 +16,7 @@ import pytest
 from papermill.exceptions import PapermillExecutionError
 
 from staleness_lab.notebook_params import NotebookParameterError, check, repo_file
-from staleness_lab.reports import KERNEL_NAME, PARAMETER_ERROR, report_command
+from staleness_lab.reports import KERNEL_NAME, PARAMETER_ERROR, read_claims, report_command
 from notebook_runs import NOTEBOOK_DIR, QUICK, SPARK_NOTEBOOK, check_quick_run, run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,6 +72,30 @@ def test_executes_with_quick_parameters(notebook: Path) -> None:
         assert len(figures) == 3  # Gantt, staleness curves, the sweep
         text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
         assert "6 points (quick profile, runner local)" in text and "events per point" in text
+    if notebook.stem == "04-intermittent-queries":
+        check_both_cost_sets(nb)
+
+
+def check_both_cost_sets(nb: nbformat.NotebookNode) -> None:
+    """Report 04 runs Figs. 6-11 on the synthetic set and the shipped SF 1 fits by default: each
+    figure's verdict once per cost set, read under it, Figs. 7, 10 and 11 judged on the fits only,
+    and the fits described from their own records (Spark version, date, machine)."""
+    from staleness_lab.experiments.intermittent import sweeps as ix
+    from staleness_lab.experiments.intermittent import verdicts as checks
+
+    claims = {c["check"]: c for c in read_claims(nb)["claims"]}
+    fits = ix.fits_reading(ix.MEASURED)
+    assert {c["reading"] for c in claims.values()} == {"paper", ix.SYNTHETIC_READING, fits}
+    for label in checks.SOURCES:
+        for reading in (ix.SYNTHETIC_READING, fits):
+            assert claims[checks.labelled(label, reading)]["reading"] == reading
+    for label in ("fig7", "fig10", "fig10-batches", "fig11", "fig11-last"):
+        assert claims[checks.labelled(label, ix.SYNTHETIC_READING)]["reason"] == "synthetic costs"
+        assert claims[checks.labelled(label, fits)]["reason"] != "synthetic costs"
+    about = ix.fits_provenance(ix.MEASURED).iloc[0]
+    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in nb.cells for o in c.get("outputs", []))
+    for part in (f"Spark {about['spark_version']}", str(about["date"]), str(about["cpu"])):
+        assert part in shown, part
 
 
 def test_cache_dir_keeps_the_rows_and_serves_the_rerun(tmp_path: Path) -> None:
