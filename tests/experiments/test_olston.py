@@ -92,6 +92,23 @@ def test_order_needs_the_means_and_most_seeds() -> None:
     assert _verdicts(slow_random)["table6-CS-time"] == "differs"
 
 
+def test_a_time_order_is_judged_only_beyond_the_timing_tolerance() -> None:
+    """Scheduler seconds 10 % apart are undecided (scale) whichever way round; 25 % apart or more
+    the order holds, and a class 25 % faster than the one it should exceed differs."""
+    def time_verdict(greedy: float, random: float) -> dict:
+        frame = _table6({"dp": [(1, 1, 1)] * 3, "greedy": [(2, 2, greedy)] * 3, "random": [(3, 3, random)] * 3})
+        rows = olston_checks.order_checks(frame, "table6", "t")
+        return next(r for r in rows if r["check"] == "table6-SP-time")
+
+    assert time_verdict(9, 5)["verdict"] == "holds"
+    assert time_verdict(5, 4)["verdict"] == "holds" and time_verdict(5, 4)["margin"] == pytest.approx(0.25)
+    for greedy, random in ((5.5, 5), (5, 5.5), (5, 5)):
+        row = time_verdict(greedy, random)
+        assert (row["verdict"], row["reason"]) == ("undecided", "scale") and "25%" in row["detail"]
+    assert time_verdict(4, 5)["verdict"] == "differs"
+    assert time_verdict(4.1, 5)["verdict"] == "undecided"
+
+
 def test_a_timed_out_run_leaves_its_workflow_undecided() -> None:
     frame = _table6({"dp": [(1, 1, 1)] * 2, "greedy": [(2, 2, 9)] * 2, "random": [(3, 3, 5)] * 2},
                     status={("greedy", 2): "timeout"})
