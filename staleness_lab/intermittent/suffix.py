@@ -99,12 +99,18 @@ def _cheapest(times: np.ndarray, costs: np.ndarray, n: int, limit: int) -> tuple
         nexts.append(nxt)
     if sigma[0] >= _INF:
         return None
+    return int(sigma[0]), int(span[0]), walk_sizes(nexts, n)
+
+
+def walk_sizes(nexts: Sequence[np.ndarray], n: int) -> list[int]:
+    """The batch sizes of a backward suffix DP's plan of ``n`` batches from tuple 0:
+    ``nexts[k - 1][p]`` is the tuple that ends the first of the ``k`` batches left after tuple p."""
     sizes, p = [], 0
     for k in range(n, 0, -1):
         q = int(nexts[k - 1][p])
         sizes.append(q - p)
         p = q
-    return int(sigma[0]), int(span[0]), sizes
+    return sizes
 
 
 def _floor(cost: Sequence[int]) -> Callable[[int], int]:

@@ -153,7 +153,7 @@ from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
-from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan, Step, aggregate, batch
+from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan, Step, aggregate, at_model_costs, batch
 from staleness_lab.intermittent.single import MAX_TUPLES as EXACT_MAX_TUPLES
 from staleness_lab.intermittent.single import exact
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
@@ -181,6 +181,10 @@ SLOT_TERMS = 10
 #: Batch counts per query the decomposition's first columns cover (then doubled for a query whose
 #: wide column the master takes).
 FIRST_COUNTS = 4
+#: The share of the call's budget the decomposition's master leaves for realizing its columns (and
+#: the slot model after it): the master of the 13-query set used all of it, so its columns, a third
+#: cheaper than the heuristic's plan, were never realized.
+REALIZE_SHARE = 0.25
 #: Off the grid, the share of the slot model's budget kept for the true bounds (the relaxed master
 #: on the bound grid, :mod:`~staleness_lab.optimize.true_bounds`).
 TRUE_BOUND_SHARE = 0.25
@@ -611,7 +615,9 @@ class _Budget:
     def left(self) -> float:
         return self.total - (time.perf_counter() - self.started)
 
-    def solve(self, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, int, dict[str, Any]]:
+    def solve(self, model: cp_model.CpModel, reserve: float = 0.0) -> tuple[cp_model.CpSolver, int, dict[str, Any]]:
+        """One CP-SAT solve within the phase's limit and the call's budget, ``reserve`` seconds of
+        it kept for what follows (wall clock only)."""
         solver = cp_model.CpSolver()
         params = solver.parameters
         params.num_workers = self.workers
@@ -621,7 +627,7 @@ class _Budget:
             params.max_deterministic_time = self.deterministic
             params.interleave_search = True
         else:
-            limit = max(0.01, min(self.time_limit, self.left()))
+            limit = max(0.01, min(self.time_limit, self.left() - reserve))
             params.max_time_in_seconds = limit
         began = time.perf_counter()
         status = solve(solver, model)
@@ -647,7 +653,11 @@ def _phase(name: str, round_no: int, status: int, solver: cp_model.CpSolver, inf
 
 
 def _solve_round(qs: QuerySet, consts: list[_Const], objective: str, seed: BatchPlan | None,
-                 budget: _Budget, round_no: int) -> _Round:
+                 budget: _Budget, round_no: int, *, fixed_cost: bool = False, bar: int | None = None) -> _Round:
+    """Phase 1, then phase 2 of the slot model over ``consts``. With ``fixed_cost`` (every size
+    fixed, or linear costs with the batch counts fixed: cost and batches are then fixed, and phase
+    2 only orders late queries by tardiness) phase 2 runs only when phase 1 left a miss and no
+    more than ``bar`` misses (a plan with more cannot beat the caller's)."""
     built = _Model(qs, consts)
     model = built.model
     unit = qs.time_unit
@@ -670,6 +680,9 @@ def _solve_round(qs: QuerySet, consts: list[_Const], objective: str, seed: Batch
     value = int(round(solver.objective_value))
     result.value1 = value
     fallback = built.read(solver)
+    if fixed_cost and (objective != "misses" or value == 0 or (bar is not None and value > bar)):
+        result.solution, result.key = fallback, _key(consts, fallback, objective)
+        return result
     # phase 2: fix (or bound) phase 1, then cost, batches, tardiness by weights
     if status == cp_model.OPTIMAL:
         model.add(first == value)
@@ -915,9 +928,10 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     profiles fix, plan as they did before the rule (the rule guards input a user hands ``plan``).
 
     ``method``: ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
-    and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, falling back to the slot
-    model with the time left when the master cannot close the gap; queries on executors of their
-    own are planned exactly by DP, :mod:`~staleness_lab.optimize.one_query` or, off the grid,
+    and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, then a repair towards its
+    columns, falling back to the slot model with the time left when they cannot close the gap;
+    queries on executors of their own are planned exactly by DP,
+    :mod:`~staleness_lab.optimize.one_query` or, off the grid,
     :func:`~staleness_lab.intermittent.single.exact`, without CP-SAT). The decomposition takes no
     ``fixed_sizes``, ``cost_cap`` or ``max_slots``: with one of them the slot model plans, and
     ``solver["method"]`` says so."""
@@ -1092,22 +1106,35 @@ class _Master:
     key: tuple[int, int, int, int] | None = None
     proven: bool = False
     cost_bound: int | None = None       # phase 2's bound on cost, for plans of phase-1 value ``value1``
+    #: per query, the batch sizes of the chosen column (its head, or the cheapest head of its batch
+    #: count and last size on the bound grid when it has none), None for a wide column
+    sizes: list[tuple[int, ...] | None] | None = None
 
 
 def _solve_master(grids: list[QueryGrid], cols: list[list[Any]], qs: QuerySet, objective: str, budget: _Budget,
-                  stages: list[dict[str, Any]], round_no: int, unit: Fraction) -> _Master:
-    """Both phases of the relaxed master on the grid of ``unit`` (its records go to ``stages``)."""
+                  stages: list[dict[str, Any]], round_no: int, unit: Fraction, *, on_time: bool = False,
+                  reserve: float = 0.0) -> _Master:
+    """Both phases of the relaxed master on the grid of ``unit`` (its records go to ``stages``),
+    each solve keeping ``reserve`` seconds of the budget for what follows. With ``on_time`` (a plan
+    that is on time is known, and it maps onto the columns) phase 1's optimum is 0, nothing being
+    below it: it is fixed without a solve."""
     relax = relaxation(grids, cols, qs.executors)
     model = relax.model
     first = relax.misses if objective == "misses" else relax.tardiness
-    model.minimize(first)
-    solver, status, info = budget.solve(model)
-    scale = Fraction(1) if objective == "misses" else unit
-    stages.append({"stage": "master", **_phase(objective, round_no, status, solver, info, scale)})
+    if on_time:
+        status, solver = cp_model.OPTIMAL, None
+        stages.append({"stage": "master", "round": round_no, "phase": objective, "status": "optimal",
+                       "objective": 0.0, "bound": 0.0, "gap": 0.0, "seconds": 0.0,
+                       "note": "a plan on time is known: 0 is the least, no solve"})
+    else:
+        model.minimize(first)
+        solver, status, info = budget.solve(model, reserve)
+        scale = Fraction(1) if objective == "misses" else unit
+        stages.append({"stage": "master", **_phase(objective, round_no, status, solver, info, scale)})
     out = _Master(status1=_STATUS.get(status, str(status)))
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return out
-    value = int(round(solver.objective_value))
+    value = 0 if solver is None else int(round(solver.objective_value))
     out.value1 = value
     out.bound1 = value if status == cp_model.OPTIMAL else math.ceil(solver.best_objective_bound - 1e-6)
     model.add(first == value) if status == cp_model.OPTIMAL else model.add(first <= value)
@@ -1115,9 +1142,10 @@ def _solve_master(grids: list[QueryGrid], cols: list[list[Any]], qs: QuerySet, o
     w_batches = w_tard * relax.max_tardiness + 1
     w_cost = w_batches * relax.max_batches + w_tard * relax.max_tardiness + 1
     model.minimize(w_cost * relax.cost + w_batches * relax.batches + (w_tard * relax.tardiness if w_tard else 0))
-    for var in relax.index:
-        model.add_hint(var, solver.value(var))
-    solver2, status2, info2 = budget.solve(model)
+    if solver is not None:
+        for var in relax.index:
+            model.add_hint(var, solver.value(var))
+    solver2, status2, info2 = budget.solve(model, reserve)
     stages.append({"stage": "master", **_phase("cost", round_no, status2, solver2, info2, unit, divide=w_cost)})
     if status2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return out
@@ -1179,10 +1207,11 @@ def _stop(budget: _Budget) -> Any:
 
 
 def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget: _Budget,
-           stages: list[dict[str, Any]]) -> tuple[_Master | None, list[list[Column]]]:
+           stages: list[dict[str, Any]], reserve: float = 0.0) -> tuple[_Master | None, list[list[Column]]]:
     """Columns on the bound grid and the relaxed master over them, rounds of wider columns while
     the master takes a wide one and time is left; its bounds go into ``bounds``. (None, []) when
-    the budget runs out while columns are built."""
+    the budget runs out while columns are built. Each master solve keeps ``reserve`` seconds of
+    the budget for what follows."""
     began = time.perf_counter()
     grids, unit, floors = bounds.grids, bounds.unit, bounds.floors
     on_time = inc.key is not None and inc.key[0] == 0
@@ -1206,7 +1235,8 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
                    "columns": {g.name: len(mine) for g, mine in zip(grids, cols)}, "priced": on_time})
     round_no = 1
     while True:
-        master = _solve_master(grids, cols, qs, objective, budget, stages, round_no, unit)
+        master = _solve_master(grids, cols, qs, objective, budget, stages, round_no, unit, on_time=on_time,
+                               reserve=reserve)
         wider = [k for k, i in enumerate(master.chosen or []) if cols[k][i].last == 0]
         if not wider or budget.left() <= MIN_ROUND_SHARE * budget.total:
             break
@@ -1225,8 +1255,13 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
         bounds.cost_at = (master.value1, master.cost_bound)
     if master.proven and master.key is not None:
         bounds.add_ref(master.key, objective)
-    if master.chosen is not None and any(cols[k][i].last == 0 for k, i in enumerate(master.chosen)):
-        master.chosen = None   # a wide column is a bound, no plan to realize
+    if master.chosen is not None:
+        picked = [(k, cols[k][i]) for k, i in enumerate(master.chosen)]
+        master.sizes = [None if c.last == 0 else (c.head if c.head is not None else
+                                                  layers[k].split(c.n - 1, grids[k].n - c.last)) + (c.last,)
+                        for k, c in picked]
+        if any(c.last == 0 for _, c in picked):
+            master.chosen = None   # a wide column is a bound, no plan to realize
     return master, cols
 
 
@@ -1259,22 +1294,101 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     snapped = _hint_round(qs, consts, seed, objective)
     if snapped is not None:
         inc.offer(_plan_of(qs, snapped.solution))
-    master, cols = _relax(qs, bounds, inc, objective, budget, stages)
+    master, cols = _relax(qs, bounds, inc, objective, budget, stages, REALIZE_SHARE * budget.total)
     if master is not None and master.chosen is not None and budget.left() > MIN_ROUND_SHARE * budget.total:
         picked = [cols[k][i] for k, i in enumerate(master.chosen)]
         linear = all(c.lin is not None and c.rate is not None for c in consts)
         realized = [_const(qs, q, col.n, None, False, last=col.last) if linear or col.head is None
                     else _const(qs, q, col.n, col.head + (col.last,), False) for q, col in zip(qs.queries, picked)]
-        result = _solve_round(qs, realized, objective, inc.plan, budget, 1)
+        result = _solve_round(qs, realized, objective, inc.plan, _share(budget, 2), 1, fixed_cost=True,
+                              bar=_bar(inc, objective))
         stages.extend({"stage": "realize", **phase} for phase in result.phases)
         if result.solution is not None:
             inc.offer(_plan_of(qs, result.solution))
+    if master is not None and master.sizes is not None and not _proven(inc, bounds, objective):
+        _repair(qs, consts, master.sizes, inc, seed, objective, budget, stages)
     if not _proven(inc, bounds, objective) and budget.left() > MIN_ROUND_SHARE * budget.total:
         fallback = _fallback(qs, objective, budget, inc.plan, off_grid, max_terms, report)
         if fallback is not None and fallback.solver["status"] == "optimal" and not off_grid:
             return fallback   # on the grid its proof is a true one
         inc.offer(fallback)
     return _finish(qs, objective, inc, bounds, report, budget)
+
+
+def _sizes(plan: BatchPlan, name: str) -> tuple[int, ...]:
+    """The batch sizes of query ``name`` in ``plan``, in tuple order."""
+    return tuple(s.size for s in sorted((s for s in plan.steps_of(name) if s.kind == "batch"), key=lambda s: s.first))
+
+
+def _repair(qs: QuerySet, consts: list[_Const], targets: list[tuple[int, ...] | None], inc: Incumbent,
+            seed: BatchPlan | None, objective: str, budget: _Budget, stages: list[dict[str, Any]]) -> None:
+    """Move a plan towards the master's columns one query at a time; what beats the incumbent
+    joins it. ``targets``: per query the batch sizes of its chosen column (None: none). The plan
+    moved is the incumbent, or the ``seed`` when the incumbent already has every target (the
+    master's columns realized together). For each query whose target is cheaper on the planner's
+    grid than its batches in the plan (every query whose target differs, while the plan is late),
+    late queries first, then most saving first, the plan's sizes with that query's replaced are
+    sequenced by the slot model (every size fixed, times free: the cost is then fixed), hinted
+    with the plan, and the result replaces the plan when its true key is better. Passes repeat
+    while one replaces it. The master's columns together are often late (its head bounds are
+    loose); one at a time they fit where the rest leaves room. The time left, bar the last share,
+    is split between the trials."""
+    starts = [p for p in (inc.plan, seed) if p is not None
+              and any(t is not None and t != _sizes(p, c.query.name) for c, t in zip(consts, targets))]
+    if not starts:
+        return
+    began = time.perf_counter()
+    cur = Incumbent(objective)
+    cur.offer(starts[0])
+    sizes = {c.query.name: _sizes(starts[0], c.query.name) for c in consts}
+    tried = kept = 0
+    while cur.plan is not None:
+        priced = at_model_costs(cur.plan)
+        late = {q.name for q in qs.queries if max(s.end for s in priced.steps_of(q.name)) > q.deadline}
+        trials = []
+        for c, mine in zip(consts, targets):
+            if mine is not None and mine != sizes[c.query.name]:
+                saving = _grid_cost(c, sizes[c.query.name]) - _grid_cost(c, mine)
+                if saving > 0 or late:
+                    trials.append((c.query.name in late, saving, c.query.name, mine))
+        trials.sort(reverse=True)
+        before = kept
+        for k, (_, _, name, mine) in enumerate(trials):
+            if budget.deterministic is None and budget.left() <= MIN_ROUND_SHARE * budget.total:
+                break
+            fixed = {**sizes, name: mine}
+            chosen = [_const(qs, c.query, len(fixed[c.query.name]), fixed[c.query.name], False) for c in consts]
+            result = _solve_round(qs, chosen, objective, cur.plan, _share(budget, len(trials) - k), 1,
+                                  fixed_cost=True, bar=_bar(cur, objective))
+            tried += 1
+            plan = None if result.solution is None else _plan_of(qs, result.solution)
+            if cur.offer(plan):
+                sizes, kept = fixed, kept + 1
+                inc.offer(plan)
+        if kept == before or budget.deterministic is not None:
+            break
+    stages.append({"stage": "repair", "trials": tried, "kept": kept, "seconds": round(time.perf_counter() - began, 4)})
+
+
+def _share(budget: _Budget, parts: int) -> _Budget:
+    """A budget for one of ``parts`` rounds (two phases each) sharing what is left of ``budget``
+    (bar the last share); in deterministic mode, ``parts``-th of its deterministic time."""
+    if budget.deterministic is not None:
+        return _Budget(time_limit=budget.time_limit, workers=budget.workers, deterministic=budget.deterministic / parts)
+    left = budget.left() - MIN_ROUND_SHARE * budget.total
+    return _Budget(time_limit=max(0.01, min(budget.time_limit, left / (2 * parts))), workers=budget.workers,
+                   deterministic=None)
+
+
+def _bar(inc: Incumbent, objective: str) -> int | None:
+    """The incumbent's misses (a plan with more cannot beat it), None for tardiness or none."""
+    return int(inc.key[0]) if objective == "misses" and inc.key is not None else None
+
+
+def _grid_cost(c: _Const, sizes: tuple[int, ...]) -> int:
+    """The cost of batches of ``sizes`` on the planner's grid (their durations and aggregation;
+    ``c`` has a slot per tuple)."""
+    return sum(c.dur[x] for x in sizes) + c.agg[len(sizes)]
 
 
 def _plan_of(qs: QuerySet, solution: dict[str, _Solution], unit: Fraction | None = None) -> BatchPlan:

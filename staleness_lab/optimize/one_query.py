@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from staleness_lab.intermittent.suffix import walk_sizes
 from staleness_lab.optimize.decomposition import _INF, HeadLayers, QueryGrid, subadditive
 
 #: The most DP layers (each O(N^2)) one query's search may build.
@@ -65,12 +66,7 @@ def cheapest_by(g: QueryGrid, n: int, end: int) -> tuple[int, tuple[int, ...]] |
         args.append(arg)
     if suffix[0] >= _INF:
         return None
-    sizes, p = [], 0
-    for k in range(n, 0, -1):
-        q = int(args[k - 1][p])
-        sizes.append(q - p)
-        p = q
-    return int(suffix[0]), tuple(sizes)
+    return int(suffix[0]), tuple(walk_sizes(args, n))
 
 
 def alone(g: QueryGrid, objective: str, *, max_layers: int = MAX_LAYERS,
