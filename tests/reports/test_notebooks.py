@@ -9,6 +9,7 @@ and exit status 2.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -47,6 +48,8 @@ def test_committed_without_outputs(notebook: Path) -> None:
             assert cell.execution_count is None, f"cell {k} has an execution count"
     assert "papermill" not in nb.metadata
     assert nb.metadata["kernelspec"]["name"] == KERNEL_NAME
+    raw = json.loads(notebook.read_text(encoding="utf-8"))  # as committed: nbformat.read fills missing ids
+    assert all("id" in cell for cell in raw["cells"]), "every cell has an id (else nbformat warns on every run)"
 
 
 def test_parameters_cell_then_parameter_check(notebook: Path) -> None:
