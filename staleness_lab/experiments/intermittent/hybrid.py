@@ -120,10 +120,18 @@ def read_fits(costmodels: str | Path, names: tuple[str, ...]) -> dict[str, dict[
             raise InputError("costmodels", f"{path}: no readable fit ({err})") from None
         if not isinstance(fit, dict) or "cost" not in fit:
             raise InputError(f"costmodels/{path.name}", "must hold a mapping with 'cost' (and optional 'agg_cost')")
-        fits[name] = {"cost": fit["cost"], "agg_cost": fit.get("agg_cost", {"kind": "none"})}
-        if "measurements" in fit:
-            fits[name]["measurements"] = fit["measurements"]
+        fits[name] = fit_entry(fit)
     return fits
+
+
+def fit_entry(fit: Mapping[str, Any]) -> dict[str, Any]:
+    """What the planners read of a fit's document (one of :func:`read_fits`' values): its
+    ``cost``, its ``agg_cost`` (``{"kind": "none"}`` when it has none) and, when it has them,
+    calibration's ``measurements``."""
+    entry = {"cost": fit["cost"], "agg_cost": fit.get("agg_cost", {"kind": "none"})}
+    if "measurements" in fit:
+        entry["measurements"] = fit["measurements"]
+    return entry
 
 
 def fit_margin(name: str, fit: Mapping[str, Any], margin: str) -> Fraction:

@@ -78,7 +78,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -148,14 +148,15 @@ def paper_queries(costmodels: str = "", fits: str = "") -> QuerySet:
     :func:`~staleness_lab.experiments.intermittent.hybrid.measured_queryset`); deadlines are
     placeholders (experiments set them). ``fits``: the digest the fits must have
     (:func:`fits_of`; a row's, so a cached row is never served for other fits), empty: any."""
-    from staleness_lab.experiments.intermittent.hybrid import fits_digest, measured_queryset, read_fits
+    from staleness_lab.experiments.intermittent.hybrid import fits_digest, measured_queryset
     from staleness_lab.notebook_params import repo_file
 
     base = load_queryset(repo_file(SYNTHETIC))
     if not costmodels:
         return base
-    parts = int(fits_provenance(costmodels)["parts"].iloc[0])  # every fit checked, its file named
-    measured = read_fits(fits_folder(costmodels), base.names)
+    documents = _fit_documents(costmodels)
+    parts = int(_provenance(documents)["parts"].iloc[0])  # every fit checked, its file named
+    measured = _entries(documents)
     if fits and fits != fits_digest(measured):
         raise InputError("fits", f"is {fits}, but the fits in {costmodels} are {fits_digest(measured)} (re-run the grid)")
     return measured_queryset(measured, parts, delta_rsf=float(base.delta_rsf))
@@ -164,9 +165,17 @@ def paper_queries(costmodels: str = "", fits: str = "") -> QuerySet:
 def fits_of(costmodels: str) -> str:
     """The digest of the measured fits in ``costmodels`` as the experiments read them ("" for the
     synthetic set): the grids put it in every row priced by them."""
-    from staleness_lab.experiments.intermittent.hybrid import fits_digest, read_fits
+    from staleness_lab.experiments.intermittent.hybrid import fits_digest
 
-    return fits_digest(read_fits(fits_folder(costmodels), QUERIES)) if costmodels else ""
+    return fits_digest(_entries(_fit_documents(costmodels))) if costmodels else ""
+
+
+def _entries(documents: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the planners read of each fit's document (:func:`~staleness_lab.experiments.
+    intermittent.hybrid.fit_entry`), by query."""
+    from staleness_lab.experiments.intermittent.hybrid import fit_entry
+
+    return {name: fit_entry(document) for name, document in documents.items()}
 
 
 def fits_folder(costmodels: str) -> Path:
@@ -209,6 +218,12 @@ def _fit_document(folder: Path, name: str) -> dict[str, Any]:
     return fit
 
 
+def _fit_documents(costmodels: str) -> dict[str, dict[str, Any]]:
+    """Each query's fit document in ``costmodels``, read and checked once (:func:`_fit_document`)."""
+    folder = fits_folder(costmodels)
+    return {name: _fit_document(folder, name) for name in QUERIES}
+
+
 def fits_provenance(costmodels: str) -> pd.DataFrame:
     """One row per query of the measured fits in ``costmodels``: where they were measured
     (``scale``, ``parts``, ``spark_version``, the ``measured_on`` fields of
@@ -216,10 +231,13 @@ def fits_provenance(costmodels: str) -> pd.DataFrame:
     a0, a1) and the largest batch (files) and merge (partials) calibration timed (0: no
     measurements). Every fit must be of one scale and one number of parts: they set the window
     (module docstring), else :class:`InputError` naming the field."""
-    folder = fits_folder(costmodels)
+    return _provenance(_fit_documents(costmodels))
+
+
+def _provenance(documents: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """:func:`fits_provenance` of the fit documents read."""
     rows = []
-    for name in QUERIES:
-        fit = _fit_document(folder, name)
+    for name, fit in documents.items():
         machine = fit.get("measured_on") if isinstance(fit.get("measured_on"), dict) else {}
         linear = (fit.get("fits") or {}).get("linear") or {}
         measured = fit.get("measurements") if isinstance(fit.get("measurements"), dict) else {}
@@ -756,7 +774,6 @@ def counterexamples() -> dict[str, QuerySet]:
         "N = 24, S = 0.8, R = 0.25, AggCost 0.5 + 0.5n, D = 27.468": single(
             24, "0.8", "0.25", "27.468", AggCost(a0=Fraction(1, 2), a1=Fraction(1, 2))),
     }
-
 
 
 def describe_fits(costmodels: str) -> str:
