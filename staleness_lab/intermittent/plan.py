@@ -168,6 +168,12 @@ class BatchPlan:
         return int(self.queries["late"].sum()) if self.status == "ok" else 0
 
     @property
+    def late(self) -> set[str]:
+        """The names of the queries whose result is late (unplanned queries are not)."""
+        frame = self.queries
+        return set(frame.loc[frame["late"].fillna(False).astype(bool), "query"])
+
+    @property
     def total_cost(self) -> Fraction:
         """Σ of every step's cost, exact."""
         return sum((s.cost for s in self.steps), Fraction(0))

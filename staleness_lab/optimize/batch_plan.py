@@ -1343,8 +1343,7 @@ def _repair(qs: QuerySet, consts: list[_Const], targets: list[tuple[int, ...] | 
     sizes = {c.query.name: _sizes(starts[0], c.query.name) for c in consts}
     tried = kept = 0
     while cur.plan is not None:
-        priced = at_model_costs(cur.plan)
-        late = {q.name for q in qs.queries if max(s.end for s in priced.steps_of(q.name)) > q.deadline}
+        late = at_model_costs(cur.plan).late
         trials = []
         for c, mine in zip(consts, targets):
             if mine is not None and mine != sizes[c.query.name]:

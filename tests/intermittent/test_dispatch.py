@@ -29,11 +29,6 @@ def _e5(rho: str) -> QuerySet:
     return with_deadlines(load_queryset(E5), RHOS[rho], order=[0, 1, 2])
 
 
-def _late(plan) -> set[str]:
-    frame = plan.queries
-    return set(frame.loc[frame["late"], "query"])
-
-
 @pytest.mark.parametrize(
     ("rho", "policy", "late"),
     [
@@ -46,7 +41,7 @@ def test_e5_misses_per_policy(rho, policy, late) -> None:
     qs = _e5(rho)
     plan = dispatch(qs, policy)
     assert check_plan(qs, plan) == []
-    assert _late(plan) == late and plan.misses == len(late)
+    assert plan.late == late and plan.misses == len(late)
 
 
 def test_e5_edf_timeline_after_the_window_end() -> None:
@@ -89,7 +84,7 @@ def test_e5_no_minbatch_edf_43_batches_misses_everything() -> None:
     assert check_plan(qs, plan) == []
     assert plan.scheme == "edf-nominbatch" and plan.minbatch == {}
     assert int(plan.queries["n_batches"].sum()) == 43
-    assert _late(plan) == {"A", "B", "C"}
+    assert plan.late == {"A", "B", "C"}
     assert round(float(plan.total_cost / 67), 2) == 2.51     # 168 / 67
     # EDF starves B and C: A runs whatever has arrived, again and again, until its window ends
     first = plan.steps[0]

@@ -199,16 +199,11 @@ E5_MISSES = {
 }
 
 
-def _late(plan: Any) -> set[str]:
-    q = plan.queries
-    return set(q.loc[q["late"].fillna(False).astype(bool), "query"])
-
-
 def check7() -> dict[str, Any]:
     wrong = []
     for rho, expected in E5_MISSES.items():
         for policy, late in expected.items():
-            got = _late(dispatch(e5(rho), policy))
+            got = dispatch(e5(rho), policy).late
             if got != late:
                 wrong.append(f"{policy} at ρ = {rho} misses {sorted(got)}, expected {sorted(late)}")
     qs = e5("0.4")
@@ -222,10 +217,10 @@ def check7() -> dict[str, Any]:
         shape.append(f"{policy} {batches} batches, {float(plan.total_cost):g} ({float(plan.total_cost / min_total):.3f})")
     plain = dispatch(qs, "edf", minbatch=False)
     plain_batches = int((plain.batches["kind"] == "batch").sum())
-    if plain_batches != 43 or _late(plain) != {"A", "B", "C"}:
-        wrong.append(f"no-MinBatch EDF: {plain_batches} batches, late {sorted(_late(plain))}")
+    if plain_batches != 43 or plain.late != {"A", "B", "C"}:
+        wrong.append(f"no-MinBatch EDF: {plain_batches} batches, late {sorted(plain.late)}")
     detail = ("; ".join(shape) + f"; no-MinBatch EDF {plain_batches} batches, normalized "
-              f"{float(plain.total_cost / min_total):.2f}, late {sorted(_late(plain))}")
+              f"{float(plain.total_cost / min_total):.2f}, late {sorted(plain.late)}")
     if wrong:
         detail = "; ".join(wrong) + ". " + detail
     return _row("7", "E5 (A4)", "E5's misses per policy and ρ as the digest's table; every MinBatch policy runs 14 batches "
