@@ -259,12 +259,12 @@ def test_fig6_against_optimum_and_the_paper_scale_loss() -> None:
     assert (big["cost_kind"], big["instances"], big["costlier"], big["false_no_plan"]) == (checks.PAPER_SCALE, 4, 2, 1)
     assert (big["median_ratio"], big["max_ratio"], big["max_excess"]) == (pytest.approx(1.175), 1.25, 4.0)
     loss = loss_frame([("linear", 0.4, 0.0, False), ("linear", 1.2, 0.5, False)])
-    row = checks.alg1_loss_check(loss, "t", paper_scale=frame)
+    row = checks.alg1_loss_check(loss, "t", paper_scale={ix.SYNTHETIC_READING: frame})
     plain = checks.alg1_loss_check(loss, "t")
     assert (row["verdict"], row["margin"]) == (plain["verdict"], plain["margin"]) == ("finding", -1.0)
     assert row["detail"].startswith(plain["detail"])
     assert "paper scale (Fig. 6, N = 4500): costlier in 2 of 4 cases (loss ratio median 1.1750, max 1.2500" in row["detail"]
     assert "false no-plan 1; never costlier on none" in row["detail"]
     # a Fig. 6 sweep without the optimum adds nothing; the regime row never takes it
-    assert checks.alg1_loss_check(loss, "t", paper_scale=frame[frame["scheme"] == "algorithm1"])["detail"] == plain["detail"]
-    assert "paper scale" not in checks.alg1_loss_check(loss, "t", regime=True, paper_scale=frame)["detail"]
+    assert checks.alg1_loss_check(loss, "t", paper_scale={ix.SYNTHETIC_READING: frame[frame["scheme"] == "algorithm1"]})["detail"] == plain["detail"]
+    assert "paper scale" not in checks.alg1_loss_check(loss, "t", regime=True, paper_scale={ix.SYNTHETIC_READING: frame})["detail"]

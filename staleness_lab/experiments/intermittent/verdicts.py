@@ -565,10 +565,10 @@ def vr_number_check(name: str, frame: pd.DataFrame | None, profile: str, synthet
 
 
 def alg1_loss_check(frame: pd.DataFrame | None, profile: str, regime: bool = False,
-                    paper_scale: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None) -> dict[str, Any]:
+                    paper_scale: Mapping[str, pd.DataFrame] | None = None) -> dict[str, Any]:
     """C1 on the linear draws (``regime``: only those with R < 1/λ, the paper's regime, where
-    a tuple costs less than its inter-arrival time). ``paper_scale``: the Fig. 6 sweep (on the
-    synthetic set), or one per cost set by reading; where it ran the exact optimum, the detail
+    a tuple costs less than its inter-arrival time). ``paper_scale``: the Fig. 6 sweep of each
+    cost set, by reading (:func:`sweep_checks`); where it ran the exact optimum, the detail
     adds Algorithm 1's loss there (:func:`paper_scale_loss`; the verdict stays that of the
     linear draws, which C1 is about)."""
     name, where = ("alg1-regime", " with R < 1/λ (the paper's regime)") if regime else ("alg1", "")
@@ -584,8 +584,7 @@ def alg1_loss_check(frame: pd.DataFrame | None, profile: str, regime: bool = Fal
     detail = "; ".join(
         f"{r.cost_kind}: {r.instances} instances, costlier {r.costlier} (mean excess {r.mean_excess:.3g}, max "
         f"{r.max_excess:.3g}), false no-plan {r.false_no_plan}" for r in summary.itertuples())
-    sweeps = {SYNTHETIC_READING: paper_scale} if isinstance(paper_scale, pd.DataFrame) else dict(paper_scale or {})
-    for reading, fig6 in ({} if regime else sweeps).items():
+    for reading, fig6 in ({} if regime else paper_scale or {}).items():
         versus = fig6_against_optimum(fig6)
         if not len(versus):
             continue
