@@ -37,7 +37,7 @@ from staleness_lab.intermittent import load_queryset
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
 from staleness_lab.optimize.batch_plan import optimal_plan
 from staleness_lab.sweeps.registry import experiment, expand_grid
-from cli_signals import ended, stopped_by
+from cli_signals import ended, paused, stopped_by
 from test_hostile_inputs import CLI, MEMORY_LIMIT, _env, hidden, one_error_line, run_cli, start_cli
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -293,8 +293,11 @@ def test_a_workflow_run_is_bounded_by_its_steps(tmp_path: Path) -> None:
 STOPPED_WITHIN = 15.0
 
 
-def _building(directory: Path) -> bool:
-    return any(p.name.startswith(".gen.") and p.name.endswith(".tmp") for p in directory.iterdir())
+def _generating(directory: Path) -> bool:
+    """The generator's raw files are in the hidden temporary directory: the rewrite, the manifest
+    and the swap into place are all still to come (the raw files go just before the manifest)."""
+    return any(p.name.startswith(".gen.") and p.name.endswith(".tmp") and (p / ".raw").exists()
+               for p in directory.iterdir())
 
 
 @pytest.mark.parametrize("sig, earlier", [(signal.SIGINT, False), (signal.SIGTERM, True)],
@@ -308,10 +311,14 @@ def test_a_signal_during_tpch_generate_leaves_nothing_half_written(sig: signal.S
     before = tree(tmp_path)
     with ended(start_cli("tpch", "generate", "--scale", "0.05", "--parts", "3", "--out", out, cwd=tmp_path)) as proc:
         deadline = time.monotonic() + 120
-        while not _building(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        while not _generating(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
         assert proc.poll() is None, "generated before the signal: use a larger scale"
-        assert stopped_by(proc, sig, 60) < STOPPED_WITHIN  # the exit status and the one line, exactly
+        # paused where it stands: a signal sent on seeing the raw files could otherwise land after
+        # the swap on a loaded machine (exit 143, the new generation rightly in place)
+        paused(proc)
+        assert _generating(tmp_path), "past the raw files before the pause: use a larger scale"
+        assert stopped_by(proc, sig, 60, resume=True) < STOPPED_WITHIN  # the exit status and the one line
     assert tree(tmp_path) == before  # no manifest claiming completeness, no temporary directory
     assert not subprocess.run(["pgrep", "-f", f"tpchgen-cli.*{tmp_path}"], capture_output=True).stdout
     again = run_cli("tpch", "generate", "--scale", "0.05", "--parts", "3", "--out", out, cwd=tmp_path, timeout=300)
