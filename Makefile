@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 setup:
 	@bash scripts/setup.sh
 
-# The main job (scripts/run.sh).
+# The main job (scripts/run.sh): every notebook at the standard profile, one per core at once (at most 3).
 run: setup
 	@bash scripts/run.sh
 

@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--cache", nargs="?", const="", metavar="DIR",
                         help="reuse and store sweep rows in a per-row cache (default DIR: data/cache), so a stopped "
                              "render resumes; without it every row is recomputed")
+    report.add_argument("--jobs", metavar="N",
+                        help="notebooks rendered at once, each in its own kernel with its own Spark driver, longest "
+                             "first (default: one per core, at most 3)")
 
     teach = sub.add_parser("teach", help="serve notebooks/teaching/ to a class with Voila (code hidden; loopback "
                                          "unless --ip says otherwise)")
@@ -528,7 +531,17 @@ def _report(args: argparse.Namespace) -> int:
 
         cache = Path(args.cache) if args.cache else default_cache_dir()
         check_output_dir(cache, "--cache")
-    return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out, cache=cache)
+    return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out, cache=cache,
+                          jobs=None if args.jobs is None else _jobs_option(args.jobs))
+
+
+def _jobs_option(text: str) -> int | str:
+    """``report --jobs`` as a number when it is a whole number (:func:`report_command` checks
+    it), else as given, for the command to name it."""
+    try:
+        return int(text.strip(), 10)
+    except ValueError:
+        return text
 
 
 def _teach(args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """``staleness-lab report``: execute the notebooks with papermill, render offline HTML reports.
 
-Each ``notebooks/*.ipynb`` (sorted by name) runs in a fresh kernel with cwd ``notebooks/`` and
-the parameters ``profile`` (``quick`` with ``--quick``) and ``cache_dir`` (``--cache``), then becomes ``<out>/<name>.html``
+Each ``notebooks/*.ipynb`` runs in a fresh kernel with cwd ``notebooks/`` and
+the parameters ``profile`` (``quick`` with ``--quick``) and ``cache_dir`` (``--cache``), ``--jobs``
+of them at once, the longest first (:mod:`staleness_lab.report_jobs`), then becomes ``<out>/<name>.html``
 through nbconvert's lab template, adapted so the page needs no network: no require.js, MathJax,
 mermaid or widget scripts from a CDN, and plotly.js (from the installed plotly package) inline
 once in the head. Figures must be displayed with
@@ -24,7 +25,9 @@ Failures: a notebook that raises gets no report (a stale one is removed), the ot
 the index says ``failed: <first line of the error>`` and the exit status is 1. A notebook
 parameter of the wrong type or value (:class:`~staleness_lab.notebook_params.NotebookParameterError`
 in the notebook) stops the command with one line and exit status 2, leaving no partial file.
-Every file is written under a temporary name and renamed into place. ``--out`` follows the rule of
+Every file is written under a temporary name and renamed into place. Ctrl-C or SIGTERM stops
+every running kernel (:mod:`staleness_lab.report_jobs`) and writes nothing more: the pages of
+earlier runs and the index stay as they were. ``--out`` follows the rule of
 :mod:`staleness_lab.outputs` (:func:`check_report_dir`): a new or empty directory, or one holding
 only pages this program rendered; anything else, or a symbolic link, is refused before any
 notebook runs.
@@ -37,13 +40,14 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from staleness_lab.errors import InputError
+from staleness_lab.errors import InputError, shown
 from staleness_lab.handouts import TEACHING, handout_source, is_teaching, teaching_notebooks, without_handout_cell
 
 #: The mime type of a verdict in a notebook's outputs (its data: ``{"verdict": "..."}``).
@@ -257,15 +261,25 @@ class _NotebookFailed(Exception):
 
 def _kernel_manager_class() -> type:
     """nbclient's kernel manager, provisioning CurveZMQ keys when pyzmq supports them, so the
-    kernel's channels are encrypted (and ipykernel does not warn about plain TCP)."""
+    kernel's channels are encrypted (and ipykernel does not warn about plain TCP), and tracked
+    (:func:`staleness_lab.report_jobs.track_kernel`) so an interrupted report stops its kernel."""
     import zmq
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
 
-    if not zmq.has("curve"):
-        return AsyncKernelManager
+    from staleness_lab.report_jobs import track_kernel
 
-    class EncryptedKernelManager(AsyncKernelManager):
+    class TrackedKernelManager(AsyncKernelManager):
+        """Known to :mod:`staleness_lab.report_jobs`, which stops its kernel on an interruption."""
+
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            track_kernel(self)
+
+    if not zmq.has("curve"):
+        return TrackedKernelManager
+
+    class EncryptedKernelManager(TrackedKernelManager):
         @default("transport_encryption")
         def _encrypt_when_supported(self) -> str:
             return "auto"  # when the kernelspec declares support (ipykernel's does)
@@ -286,11 +300,11 @@ def execute_notebook(path: Path, parameters: dict[str, Any], *, progress: bool =
     )
 
 
-def _execute(path: Path, parameters: dict[str, Any], source: Any = None) -> Any:
+def _execute(path: Path, parameters: dict[str, Any], source: Any = None, progress: bool = True) -> Any:
     from papermill.exceptions import PapermillExecutionError
 
     try:
-        return execute_notebook(path, parameters, source=source)
+        return execute_notebook(path, parameters, source=source, progress=progress)
     except PapermillExecutionError as err:
         if err.ename == PARAMETER_ERROR:
             raise _ParameterError(path.name, _first_line(err.evalue)) from None
@@ -303,18 +317,23 @@ def page_path(out: Path, notebook: Path) -> Path:
     return (out / TEACHING if is_teaching(notebook) else out) / f"{notebook.stem}.html"
 
 
-def _run_one(path: Path, out: Path, parameters: dict[str, Any], prov: dict[str, Any]) -> Outcome:
+def _run_one(path: Path, out: Path, parameters: dict[str, Any], prov: dict[str, Any], cancel: threading.Event,
+             progress: bool = True) -> Outcome:
     """Run one notebook and write its page; a teaching notebook runs with its own defaults in
-    handout mode (:mod:`staleness_lab.handouts`)."""
+    handout mode (:mod:`staleness_lab.handouts`). Once ``cancel`` is set (the command is
+    stopping) it writes and removes nothing: :class:`~staleness_lab.report_jobs.Cancelled`.
+    ``progress``: papermill's bar over the cells."""
+    from staleness_lab.report_jobs import Cancelled
+
     name = path.stem
     target = page_path(out, path)
     handout = is_teaching(path)
     start = time.perf_counter()
     try:
         if handout:
-            executed = without_handout_cell(_execute(path, {}, source=handout_source(path)))
+            executed = without_handout_cell(_execute(path, {}, source=handout_source(path), progress=progress))
         else:
-            executed = _execute(path, parameters)
+            executed = _execute(path, parameters, progress=progress)
         outcome = Outcome(name, "ok", verdict=read_verdict(executed), seconds=time.perf_counter() - start, provenance=prov,
                           claims=read_claims(executed))
         page_prov = {k: v for k, v in prov.items() if k != "created_utc"}  # the date goes in the index only
@@ -323,9 +342,13 @@ def _run_one(path: Path, out: Path, parameters: dict[str, Any], prov: dict[str, 
     except _ParameterError:
         raise
     except Exception as err:  # noqa: BLE001 - any failure is this notebook's, the others go on
+        if cancel.is_set():  # its kernel was stopped: not a failure of the notebook
+            raise Cancelled(name) from None
         message = str(err) if isinstance(err, _NotebookFailed) else f"{type(err).__name__}: {_first_line(str(err))}"
         target.unlink(missing_ok=True)  # no stale report beside the failure
         return Outcome(name, "failed", error=message, seconds=time.perf_counter() - start, provenance=prov)
+    if cancel.is_set():
+        raise Cancelled(name)
     target.parent.mkdir(exist_ok=True)
     _write_atomic(target, page)
     return outcome
@@ -517,12 +540,49 @@ def check_report_dir(out: Path) -> None:
                            hint="give a new or empty directory or an earlier report --out directory")
 
 
-def report_command(quick: bool, only: str | None, profile: str, out: Path, cache: Path | None = None) -> int:
+#: Seconds each notebook took at the standard profile on 2 cores, rendered one at a time (load
+#: about 2): the order :func:`expected_seconds` falls back on when the output directory has no
+#: earlier page of every notebook at the run's profile. A notebook not listed counts as longest.
+TYPICAL_SECONDS = {
+    "06-olston-async-workflows": 1400.0, "05-intermittent-on-spark": 600.0, "04-intermittent-queries": 300.0,
+    "01-golab-scalable-scheduling": 200.0, "02-leontyev-aus": 150.0, "07-target-lags": 120.0,
+    "03-bateni-staleness-stretch": 100.0, "00-quickstart": 40.0,
+    "01-what-is-staleness": 20.0, "02-priorities-and-partitioning": 20.0, "03-recovering-from-an-outage": 20.0,
+    "04-batching-against-deadlines": 20.0,
+}
+
+
+def expected_seconds(notebooks: list[Path], out: Path, profile: str) -> dict[Path, float]:
+    """How long each notebook is expected to take, to start the longest first: the seconds of
+    its earlier page in ``out`` when every one of ``notebooks`` has one rendered at ``profile``,
+    else :data:`TYPICAL_SECONDS` (a notebook not listed there counts as longest)."""
+    earlier = {}
+    for path in notebooks:
+        meta = read_page_meta(page_path(out, path)) or {}
+        seconds, prov = meta.get("seconds"), meta.get("provenance")
+        if isinstance(prov, dict) and prov.get("profile") == profile and isinstance(seconds, (int, float)):
+            earlier[path] = float(seconds)
+    if len(earlier) == len(notebooks):
+        return earlier
+    longest = max(TYPICAL_SECONDS.values())
+    return {path: TYPICAL_SECONDS.get(path.stem, 2 * longest) for path in notebooks}
+
+
+def report_command(quick: bool, only: str | None, profile: str, out: Path, cache: Path | None = None,
+                   jobs: int | str | None = None) -> int:
     """Run the notebooks and write the reports; the exit status (0, 1 when a notebook failed,
     2 for a bad notebook parameter). ``cache``: a directory where the notebooks reuse and store
-    sweep rows (keyed by the code, so an edit never reuses a stale row); ``None`` recomputes."""
+    sweep rows (keyed by the code, so an edit never reuses a stale row); ``None`` recomputes.
+    ``jobs``: notebooks rendered at once, each in its own kernel, longest first
+    (:mod:`staleness_lab.report_jobs`; default :func:`~staleness_lab.report_jobs.default_jobs`);
+    anything but a whole number >= 1 is refused naming ``--jobs``."""
     from tqdm import tqdm
 
+    from staleness_lab.report_jobs import default_jobs, longest_first, run_jobs
+
+    jobs = default_jobs() if jobs is None else jobs
+    if type(jobs) is not int or jobs < 1:
+        raise InputError("--jobs", f"must be a whole number of notebooks at a time, at least 1, got {shown(jobs)}")
     nb_dir = notebooks_dir()
     available = sorted(nb_dir.glob("*.ipynb"))
     if not available:
@@ -546,18 +606,29 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path, cache
     prov = report_provenance(run_profile)
     # the kernels run in notebooks/: hand them an absolute cache path
     parameters = {"profile": run_profile, "cache_dir": "" if cache is None else str(cache.resolve())}
-    results: dict[Path, Outcome] = {}
-    with tqdm(chosen, desc="notebooks", unit="notebook", file=sys.stderr, disable=None) as bar:
-        for path in bar:
-            bar.set_postfix_str(path.stem)
-            try:
-                results[path] = _run_one(path, out, parameters, prov)
-            except _ParameterError as err:
-                bar.close()
-                if created and not any(out.iterdir()):
-                    out.rmdir()
-                print(f"staleness-lab: error: {err}", file=sys.stderr)
-                return 2
+    expected = expected_seconds(chosen, out, run_profile)
+    running: list[str] = []
+    with tqdm(total=len(chosen), desc="notebooks", unit="notebook", file=sys.stderr, disable=None) as bar:
+
+        def started(path: Path) -> None:
+            running.append(path.stem)
+            bar.set_postfix_str(", ".join(running))
+
+        def finished(path: Path, outcome: Outcome) -> None:
+            running.remove(path.stem)
+            bar.set_postfix_str(", ".join(running))
+            bar.update()
+
+        try:  # one notebook at a time keeps papermill's bar over its cells; several would interleave
+            results = run_jobs(longest_first(chosen, expected.__getitem__),
+                               lambda path, cancel: _run_one(path, out, parameters, prov, cancel, progress=jobs == 1),
+                               jobs, started=started, finished=finished)
+        except _ParameterError as err:
+            bar.close()
+            if created and not any(out.iterdir()):
+                out.rmdir()
+            print(f"staleness-lab: error: {err}", file=sys.stderr)
+            return 2
     outcomes = [results.get(p) or _earlier(p, out) for p in available]
     handouts = [results.get(p) or _earlier(p, out) for p in teaching]
     from staleness_lab.experiments.verdicts import counts_text, verdict_counts
@@ -565,7 +636,8 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path, cache
     claims = claims_ledger(outcomes)
     csv_path = write_claims_csv(out, claims)
     _write_atomic(out / "index.html", render_index(outcomes, prov, handouts, claims))
-    for path, o in results.items():
+    for path in chosen:
+        o = results[path]
         if o.status == "ok":
             print(f"{page_path(out, path)}  ({o.seconds:.1f} s)  {o.verdict or 'no verdict recorded'}")
         else:
