@@ -81,15 +81,18 @@ def track_kernel(manager: Any) -> None:
         _kernels.add(manager)
 
 
-def _kernel_groups() -> set[int]:
-    """The process groups of the tracked kernels that have started (jupyter_client's local
-    provisioner records each kernel's group)."""
+def _running_kernel_groups() -> set[int]:
+    """The process groups of the tracked kernels still running (jupyter_client's local
+    provisioner starts each kernel as the leader of a new session and keeps its ``Popen``). A
+    kernel not yet reaped keeps its pid, and a group's id is not reused while any of its
+    processes lives, so a group taken here stays this kernel's (and its Spark JVM's)."""
     with _kernels_lock:
         managers = list(_kernels)
     groups = set()
     for manager in managers:
-        group = getattr(getattr(manager, "provisioner", None), "pgid", None)
-        if isinstance(group, int) and group > 0 and group != os.getpgrp():
+        provisioner = getattr(manager, "provisioner", None)
+        process, group = getattr(provisioner, "process", None), getattr(provisioner, "pgid", None)
+        if process is not None and process.poll() is None and isinstance(group, int) and group != os.getpgrp():
             groups.add(group)
     return groups
 
@@ -124,16 +127,19 @@ def _signals_held() -> Iterator[list[int]]:
 
 
 def _stop(cancel: threading.Event, workers: list[threading.Thread]) -> None:
-    """Set ``cancel``, interrupt the running kernels, kill those still alive after
-    :data:`GRACE_S`, and wait for the workers."""
+    """Set ``cancel``, interrupt the running kernels, kill what is left of their process groups
+    after :data:`GRACE_S`, and wait for the workers."""
     cancel.set()
+    groups: set[int] = set()
     with _signals_held():
         deadline = time.monotonic() + GRACE_S
         while any(w.is_alive() for w in workers) and time.monotonic() < deadline:
-            _signal_groups(_kernel_groups(), signal.SIGINT)  # again for a kernel that was between cells
+            running = _running_kernel_groups()
+            groups |= running
+            _signal_groups(running, signal.SIGINT)  # again for a kernel that was between two cells
             for w in workers:
                 w.join(0.5 / len(workers))
-        _signal_groups(_kernel_groups(), signal.SIGKILL)
+        _signal_groups(groups | _running_kernel_groups(), signal.SIGKILL)
         deadline = time.monotonic() + KILLED_WAIT_S
         for w in workers:
             w.join(max(0.0, deadline - time.monotonic()))
