@@ -57,9 +57,9 @@ def usable_cores() -> int:
 
 
 def default_jobs() -> int:
-    """Notebooks at once by default: one per usable core, at most :data:`MAX_DEFAULT_JOBS`.
-    (On 2 cores, 2 at once took the standard render from the sum of its notebooks' times to
-    about that of the longest: README, "The reports".)"""
+    """Notebooks at once by default: one per usable core, at most :data:`MAX_DEFAULT_JOBS`
+    (each notebook's sweeps already use every core through Spark, but its kernel spends much
+    of its time in one Python thread, and its Spark jobs wait on one driver)."""
     return min(usable_cores(), MAX_DEFAULT_JOBS)
 
 
