@@ -32,8 +32,8 @@ REPO = Path(__file__).resolve().parents[2]
 CLI = Path(sys.executable).with_name("staleness-lab")
 #: Seconds for a notebook kernel to start (Python, the package's imports) on a loaded machine.
 KERNELS_START_S = 180.0
-#: Measured 3-12 s from the signal to the exit with two kernels in flight (an interrupted cell,
-#: or the kernel killed after the grace period); ten times the slowest, and more for a loaded machine.
+#: From the signal to the exit: an interrupted cell and the kernel's shutdown, at most the grace
+#: period (10 s) and then the killed kernels' clean-up; ten times that for a loaded machine.
 STOPPED_WITHIN = 120.0
 
 
