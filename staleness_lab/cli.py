@@ -113,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="execute the notebooks with papermill and render HTML reports")
     report.add_argument("--quick", action="store_true", help="small parameters (for tests)")
-    report.add_argument("--only", metavar="NAME", help="render only this notebook (name without .ipynb)")
+    report.add_argument("--only", metavar="NAME", action="append",
+                        help="render only this notebook (name without .ipynb); repeat it for several")
     report.add_argument("--profile", choices=["standard", "full"], default="standard", help="experiment scale (default: standard)")
     report.add_argument("--out", type=Path, default=Path("reports"), metavar="DIR", help="where the HTML goes (default: reports/)")
     report.add_argument("--cache", nargs="?", const="", metavar="DIR",

@@ -40,12 +40,14 @@ import json
 import os
 import re
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from staleness_lab.errors import InputError, shown
 from staleness_lab.handouts import TEACHING, handout_source, is_teaching, teaching_notebooks, without_handout_cell
@@ -259,10 +261,13 @@ class _NotebookFailed(Exception):
     """A cell raised; the message is the first line of ``ename: evalue``."""
 
 
-def _kernel_manager_class() -> type:
+def _kernel_manager_class(kernel_stderr: IO[bytes] | None = None) -> type:
     """nbclient's kernel manager, provisioning CurveZMQ keys when pyzmq supports them, so the
     kernel's channels are encrypted (and ipykernel does not warn about plain TCP), and tracked
-    (:func:`staleness_lab.report_jobs.track_kernel`) so an interrupted report stops its kernel."""
+    (:func:`staleness_lab.report_jobs.track_kernel`) so an interrupted report stops its kernel.
+    ``kernel_stderr``: a file for the kernel process's own stderr (what it writes outside a
+    cell's output, such as ipykernel's notice of an interrupt that came between two cells);
+    None leaves it on this process's stderr."""
     import zmq
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
@@ -276,6 +281,11 @@ def _kernel_manager_class() -> type:
             super().__init__(**kwargs)
             track_kernel(self)
 
+        async def start_kernel(self, **kw: Any) -> None:
+            if kernel_stderr is not None:
+                kw.setdefault("stderr", kernel_stderr)  # a Popen keyword of the kernel's launch
+            await super().start_kernel(**kw)
+
     if not zmq.has("curve"):
         return TrackedKernelManager
 
@@ -287,28 +297,39 @@ def _kernel_manager_class() -> type:
     return EncryptedKernelManager
 
 
-def execute_notebook(path: Path, parameters: dict[str, Any], *, progress: bool = True, source: Any = None) -> Any:
+def execute_notebook(path: Path, parameters: dict[str, Any], *, progress: bool = True, source: Any = None,
+                     kernel_stderr: IO[bytes] | None = None) -> Any:
     """Run a notebook with papermill (nothing saved) in :func:`kernel_name`'s kernel, with cwd
     its directory; the executed notebook, or papermill's ``PapermillExecutionError``.
-    ``source``: the notebook to run instead of the file's own cells (an edited copy)."""
+    ``source``: the notebook to run instead of the file's own cells (an edited copy);
+    ``kernel_stderr``: where the kernel process's own stderr goes (:func:`_kernel_manager_class`)."""
     import papermill as pm
 
     return pm.execute_notebook(
         str(path) if source is None else source, None, parameters=parameters, kernel_name=kernel_name(), cwd=str(path.parent),
         progress_bar=progress, log_output=False, request_save_on_cell_execute=False,
-        kernel_manager_class=_kernel_manager_class(),
+        kernel_manager_class=_kernel_manager_class(kernel_stderr),
     )
 
 
 def _execute(path: Path, parameters: dict[str, Any], source: Any = None, progress: bool = True) -> Any:
+    """Run a notebook for a page. The kernel's own stderr is kept apart: several kernels run at
+    once and the command owes one line when stopped; a failure the cells do not explain (a
+    kernel that died) names its last line."""
     from papermill.exceptions import PapermillExecutionError
 
-    try:
-        return execute_notebook(path, parameters, source=source, progress=progress)
-    except PapermillExecutionError as err:
-        if err.ename == PARAMETER_ERROR:
-            raise _ParameterError(path.name, _first_line(err.evalue)) from None
-        raise _NotebookFailed(_first_line(f"{err.ename}: {err.evalue}")) from None
+    with tempfile.TemporaryFile() as kernel_stderr:
+        try:
+            return execute_notebook(path, parameters, source=source, progress=progress, kernel_stderr=kernel_stderr)
+        except PapermillExecutionError as err:
+            if err.ename == PARAMETER_ERROR:
+                raise _ParameterError(path.name, _first_line(err.evalue)) from None
+            raise _NotebookFailed(_first_line(f"{err.ename}: {err.evalue}")) from None
+        except Exception as err:
+            kernel_stderr.seek(0)
+            said = [line for line in kernel_stderr.read().decode(errors="replace").splitlines() if line.strip()]
+            last = f" (the kernel's last words: {said[-1].strip()[:300]})" if said else ""
+            raise _NotebookFailed(f"{type(err).__name__}: {_first_line(str(err))}{last}") from None
 
 
 def page_path(out: Path, notebook: Path) -> Path:
@@ -569,9 +590,9 @@ def expected_seconds(notebooks: list[Path], out: Path, profile: str) -> dict[Pat
     return {path: TYPICAL_SECONDS.get(path.stem, 2 * longest) for path in notebooks}
 
 
-def report_command(quick: bool, only: str | None, profile: str, out: Path, cache: Path | None = None,
+def report_command(quick: bool, only: str | Sequence[str] | None, profile: str, out: Path, cache: Path | None = None,
                    jobs: int | str | None = None) -> int:
-    """Run the notebooks and write the reports; the exit status (0, 1 when a notebook failed,
+    """Run the notebooks (all, or those ``only`` names) and write the reports; the exit status (0, 1 when a notebook failed,
     2 for a bad notebook parameter). ``cache``: a directory where the notebooks reuse and store
     sweep rows (keyed by the code, so an edit never reuses a stale row); ``None`` recomputes.
     ``jobs``: notebooks rendered at once, each in its own kernel, longest first
@@ -591,10 +612,12 @@ def report_command(quick: bool, only: str | None, profile: str, out: Path, cache
     teaching = teaching_notebooks(nb_dir)
     chosen = available + teaching
     if only is not None:
-        chosen = [p for p in chosen if p.stem == only or p.name == only]
-        if not chosen:
-            names = ", ".join(p.stem for p in available + teaching)
-            raise InputError("--only", f"no notebook named {only!r} (available: {names})")
+        wanted = [only] if isinstance(only, str) else list(only)
+        for name in wanted:
+            if not any(name in (p.stem, p.name) for p in chosen):
+                names = ", ".join(p.stem for p in chosen)
+                raise InputError("--only", f"no notebook named {name!r} (available: {names})")
+        chosen = [p for p in chosen if p.stem in wanted or p.name in wanted]
     run_profile = "quick" if quick else profile
     check_report_dir(out)
     created = not out.exists()
