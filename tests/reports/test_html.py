@@ -278,3 +278,20 @@ def test_a_failing_notebook_gets_no_report_and_the_others_go_on(tmp_path: Path, 
     earlier = reports._earlier(notebooks / "b-works.ipynb", out)
     assert (earlier.status, earlier.verdict, earlier.provenance["profile"]) == ("earlier", "fine <quick>", "quick")
     assert "created_utc" not in earlier.provenance  # the date is in the index only
+
+
+def test_a_kernel_that_dies_is_a_failure_naming_its_last_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capfd: pytest.CaptureFixture[str]) -> None:
+    """What a kernel process writes to its own stderr stays out of the command's (several kernels
+    run at once); when the kernel dies, the failure names its last line."""
+    from staleness_lab import reports
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    _toy_notebook(notebooks / "dies.ipynb", 'import os\nos.write(2, b"first words\\nlast words\\n")\nos._exit(3)')
+    monkeypatch.setattr(reports, "notebooks_dir", lambda: notebooks)
+    out = tmp_path / "out"
+    assert reports.report_command(quick=True, only=None, profile="standard", out=out, jobs=1) == 1
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "failed: DeadKernelError" in index and "(the kernel&#x27;s last words: last words)" in index, index[-2000:]
+    assert "first words" not in capfd.readouterr().err  # the kernel's stderr itself never reached ours
