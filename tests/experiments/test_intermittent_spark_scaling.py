@@ -226,7 +226,7 @@ def test_the_hybrid_fig7_verdict_leaves_the_scaled_models_planned_misses_to_the_
     assert "EDF at ρ 0.2: 0 missed (planned 8, late in 0 of 5 runs)" in slowest["detail"]
     # a profile that runs no plan under a margin (the quick one's Fig. 7 runs none only) judges nothing
     absent = checks.hybrid_fig7_check(frame[frame["margin"] == "none"], "quick", "slowest")
-    assert absent["verdict"] == "undecided" and absent["detail"] == "this profile runs no plan under this margin"
+    assert absent["verdict"] == "undecided" and absent["detail"] == "this profile runs no plan under this margin (the full profile does)"
 
 
 def test_table2_shows_the_four_single_batches_at_every_scale_and_judges_them_at_sf_1() -> None:

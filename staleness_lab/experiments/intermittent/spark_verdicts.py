@@ -474,7 +474,7 @@ def hybrid_fig7_check(frame: pd.DataFrame, profile: str, margin: str = "none") -
     frame = by_plan(_planned_with(frame, margin), MULTI_PLAN)
     if frame.empty:
         return _row("hybrid-fig7" + suffix, "Fig. 7", claim, None, math.nan,
-                    "this profile runs no plan under this margin", profile, reason=SCALE)
+                    "this profile runs no plan under this margin (the full profile does)", profile, reason=SCALE)
     mine = frame[frame["scheme"].isin(["edf", "llf"])]
     loose = mine[mine["rho"] > 0.1]
     detail = "; ".join(f"{r.scheme.upper()} at ρ {r.rho:g}: {_count(r.misses)} missed (planned {_count(r.planned_misses)}, "
