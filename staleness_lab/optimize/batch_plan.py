@@ -1197,7 +1197,7 @@ def _bound_grid(qs: QuerySet, objective: str, off_grid: list[str]) -> _Bounds:
     consts = [_const(qs, q, q.n, None, False, unit=unit, down=True, objective=objective) for q in qs.queries]
     grids = [_grid(c) for c in consts]
     floors = [least_any(g.dur) for g in grids]
-    return _Bounds(unit=unit, exact=exact, consts=consts, grids=grids, value1=floor_bounds(grids, objective),
+    return _Bounds(unit=unit, exact=exact, consts=consts, grids=grids, value1=floor_bounds(grids, objective, qs.executors),
                    cost=sum(floors), floors=floors)
 
 

@@ -494,12 +494,18 @@ def _energy(m: Any, grids: list[QueryGrid], start: list[Any], heads: list[Any], 
         m.add(sum(terms) <= executors * (start[q] - r0))
 
 
-def least_any(dur: list[int]) -> int:
-    """The cheapest ``Σ dur`` of all N tuples in any number of batches, time and aggregation
-    ignored: a lower bound on the query's cost in every plan."""
+def least_splits(dur: list[int]) -> np.ndarray:
+    """Per count ``c`` = 0..N, the cheapest ``Σ dur`` of ``c`` tuples in any number of batches,
+    time and aggregation ignored."""
     d = np.array(dur, dtype=np.int64)
     n = len(dur) - 1
     least = np.zeros(n + 1, dtype=np.int64)
     for c in range(1, n + 1):
         least[c] = np.min(least[:c] + d[c - np.arange(c)])
-    return int(least[n])
+    return least
+
+
+def least_any(dur: list[int]) -> int:
+    """The cheapest ``Σ dur`` of all N tuples in any number of batches, time and aggregation
+    ignored: a lower bound on the query's cost in every plan."""
+    return int(least_splits(dur)[-1])

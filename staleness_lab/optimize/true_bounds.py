@@ -39,6 +39,8 @@ true key is what the bounds are compared with.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,13 +49,16 @@ from fractions import Fraction
 from staleness_lab.intermittent.arrivals import FixedRate
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import BATCH, BatchPlan, at_model_costs, check_plan
-from staleness_lab.optimize.decomposition import QueryGrid
+from staleness_lab.optimize.decomposition import QueryGrid, least_splits
 
 #: The most units of an exact bound grid the planning horizon may take (past it the planner's
 #: own unit serves, with every duration rounded down).
 MAX_BOUND_UNITS = 10**7
 
 TrueKey = tuple[Fraction, Fraction, int, Fraction]
+
+#: The most release times :func:`late_together` tries (each a Moore-Hodgson pass over the queries).
+LATE_TOGETHER_TIMES = 256
 
 
 def _numbers(qs: QuerySet) -> Iterator[Fraction]:
@@ -119,17 +124,67 @@ def true_key(plan: BatchPlan, objective: str) -> TrueKey:
     return value, priced.total_cost, batches, tardiness
 
 
-def floor_bounds(grids: list[QueryGrid], objective: str) -> int:
+def _alone(g: QueryGrid) -> int:
+    """The least work of ``g`` after its last release: its last batch (at least ``dur[1]``)
+    and then ``agg[n] >= agg[2]`` when n >= 2, or the whole query as one batch."""
+    return g.dur[g.n] if g.n == 1 else min(g.dur[g.n], g.dur[1] + g.agg[2])
+
+
+def floor_bounds(grids: list[QueryGrid], objective: str, executors: int = 1) -> int:
     """A time-free lower bound on the phase-1 value on one grid (units of the grid): a query
     whose last batch cannot end by its deadline even alone is late in every plan (the last batch
     starts no sooner than the last release and lasts at least ``dur[1]``, followed by ``agg[n] >=
-    agg[2]`` when n >= 2, or is the whole query). (The cost's is each query's cheapest split,
-    :func:`~staleness_lab.optimize.decomposition.least_any`.)"""
-    late = []
-    for g in grids:
-        alone = g.dur[g.n] if g.n == 1 else min(g.dur[g.n], g.dur[1] + g.agg[2])
-        late.append(max(0, g.last_release + alone - g.deadline))
-    return sum(t > 0 for t in late) if objective == "misses" else sum(late)
+    agg[2]`` when n >= 2, or is the whole query); for misses, add those the others' work makes
+    late together on ``executors`` (:func:`late_together`). (The cost's is each query's cheapest
+    split, :func:`~staleness_lab.optimize.decomposition.least_any`.)"""
+    late = [max(0, g.last_release + _alone(g) - g.deadline) for g in grids]
+    if objective != "misses":
+        return sum(late)
+    return sum(t > 0 for t in late) + late_together([g for g, t in zip(grids, late) if t == 0], executors)
+
+
+def late_together(grids: list[QueryGrid], executors: int) -> int:
+    """A lower bound on how many of ``grids`` are late in every plan. From a time ``a`` on, a
+    query does at least the work of its tuples released at ``a`` or later (no batch that starts
+    before ``a`` holds them): their cheapest split (:func:`~staleness_lab.optimize.decomposition.least_splits`),
+    then ``agg[2]`` when there are two batches or more, or the whole query as one batch; all of
+    it within ``[a, deadline]`` when the query is on time. So the queries on time must fit that
+    work, in deadline order, into ``executors`` times the time from ``a`` (a relaxation: the work
+    splits freely over time and executors). The fewest late queries of that one-machine problem
+    is Moore and Hodgson's (1968); the bound is its largest over the release times ``a`` (at most
+    :data:`LATE_TOGETHER_TIMES` of them, evenly spaced with the first and last: any of them
+    gives a bound)."""
+    if not grids:
+        return 0
+    least = [least_splits(g.dur) for g in grids]
+    times = sorted({r for g in grids for r in g.release[1:]})
+    if len(times) > LATE_TOGETHER_TIMES:
+        step = (len(times) - 1) / (LATE_TOGETHER_TIMES - 1)
+        times = sorted({times[round(k * step)] for k in range(LATE_TOGETHER_TIMES)})
+    most = 0
+    for a in times:
+        jobs = []
+        for g, cheapest in zip(grids, least):
+            after = g.n + 1 - bisect.bisect_left(g.release, a, 1, g.n + 1)  # tuples released at a or later
+            if after:
+                work = g.dur[g.n] if g.n == 1 else min(g.dur[g.n], int(cheapest[after]) + g.agg[2])
+                jobs.append(((g.deadline - a) * executors, work))
+        most = max(most, _fewest_late(sorted(jobs)))
+    return most
+
+
+def _fewest_late(jobs: list[tuple[int, int]]) -> int:
+    """Moore-Hodgson: the fewest late jobs on one machine, each ``(due, processing)``, in due
+    order: take each in turn and, when the taken ones end past its due time, drop the longest."""
+    taken: list[int] = []
+    end = late = 0
+    for due, processing in jobs:
+        heapq.heappush(taken, -processing)
+        end += processing
+        if end > due:
+            end += heapq.heappop(taken)
+            late += 1
+    return late
 
 
 @dataclass

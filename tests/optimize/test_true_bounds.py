@@ -24,7 +24,8 @@ from staleness_lab.intermittent import AggCost, FixedRate, LinearCost, Query, Qu
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.plan import at_model_costs
 from staleness_lab.optimize import optimal_plan
-from staleness_lab.optimize.true_bounds import MAX_BOUND_UNITS, bound_unit, exact_unit, true_key
+from staleness_lab.optimize.decomposition import QueryGrid
+from staleness_lab.optimize.true_bounds import MAX_BOUND_UNITS, bound_unit, exact_unit, floor_bounds, true_key
 
 from tests.intermittent.test_single import compositions
 
@@ -171,3 +172,32 @@ def test_a_miss_rounded_down_is_still_proven(method: str) -> None:
     assert first["bound"] == first["objective"] == 1 and first["status"] == "optimal"
     assert cost_phase["bound"] <= float(2 * cost(1)) <= cost_phase["objective"]
     assert plan.solver["status"] == "feasible"   # the cost bound is 4 s on the rounded-down grid, not 4 + 2/FINE
+
+
+# --- the late-together bound (Moore-Hodgson over the tails) ---------------------------------------
+
+
+def _single(name: str, release: int, dur: int, deadline: int) -> QueryGrid:
+    return QueryGrid(name=name, n=1, dur=[0, dur], agg=[0, 0], release=[0, release], deadline=deadline)
+
+
+def test_queries_each_on_time_alone_are_late_together_on_too_few_executors() -> None:
+    # three one-tuple queries released at 10, 10 units each, due at 25: each fits alone (20 <= 25),
+    # on one executor only one of them ends by 25; the fluid relaxation on two executors proves none late
+    grids = [_single(f"q{k}", 10, 10, 25) for k in range(3)]
+    assert floor_bounds(grids, "misses", 1) == 2
+    assert floor_bounds(grids, "misses", 2) == 0
+    # a query late even alone counts once, and is left out of the others' relaxation
+    assert floor_bounds([*grids, _single("late", 10, 20, 25)], "misses", 1) == 3
+    # released at 0 and 5, each fits alone; from time 0 both tails must end by 15 on one executor
+    assert floor_bounds([_single("a", 0, 10, 12), _single("b", 5, 10, 15)], "misses", 1) == 1
+    assert floor_bounds(grids, "tardiness", 1) == 0  # the tardiness floor is each query alone's
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(qs=off_grid_sets(dens=(7, 30)))
+def test_the_floor_bounds_lie_below_the_brute_force_misses(qs: QuerySet) -> None:
+    from staleness_lab.optimize.batch_plan import _bound_grid, _off_grid
+
+    bounds = _bound_grid(qs, "misses", _off_grid(qs))
+    assert bounds.value1 <= brute_force(qs)[0]
