@@ -21,7 +21,7 @@ from staleness_lab.viz import sensitivity_map
 
 def test_grids_per_profile_carry_the_workflow_digest() -> None:
     sizes = {name: [len(olston.grid(name, p)) for p in PROFILES] for name in olston.SWEEPS}
-    assert sizes == {"table5": [15, 45, 75], "table6": [21, 54, 270], "check12": [4, 4, 12], "ablation": [18, 18, 54],
+    assert sizes == {"table5": [15, 45, 75], "table6": [21, 81, 270], "check12": [4, 4, 12], "ablation": [18, 18, 54],
                      "scaling": [7, 7, 21], "sensitivity": [16, 108, 192]}
     assert [r["k"] for r in olston.grid("scaling", "standard")] == list(range(2, 9))
     assert all("workflow_sha256" not in r for r in olston.grid("scaling", "full"))
