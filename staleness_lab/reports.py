@@ -302,13 +302,17 @@ def execute_notebook(path: Path, parameters: dict[str, Any], *, progress: bool =
     """Run a notebook with papermill (nothing saved) in :func:`kernel_name`'s kernel, with cwd
     its directory; the executed notebook, or papermill's ``PapermillExecutionError``.
     ``source``: the notebook to run instead of the file's own cells (an edited copy);
-    ``kernel_stderr``: where the kernel process's own stderr goes (:func:`_kernel_manager_class`)."""
+    ``kernel_stderr``: where the kernel process's own stderr goes (:func:`_kernel_manager_class`).
+    The kernel gets its directory from nbclient's ``resources``, not from papermill's ``cwd``,
+    which changes this whole process's working directory for the run: with notebooks running in
+    several threads (``report --jobs``) a relative path of the command then pointed into
+    ``notebooks/``, and two overlapping runs could leave it there."""
     import papermill as pm
 
     return pm.execute_notebook(
-        str(path) if source is None else source, None, parameters=parameters, kernel_name=kernel_name(), cwd=str(path.parent),
+        str(path) if source is None else source, None, parameters=parameters, kernel_name=kernel_name(),
         progress_bar=progress, log_output=False, request_save_on_cell_execute=False,
-        kernel_manager_class=_kernel_manager_class(kernel_stderr),
+        kernel_manager_class=_kernel_manager_class(kernel_stderr), resources={"metadata": {"path": str(path.parent)}},
     )
 
 

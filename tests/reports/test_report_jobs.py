@@ -195,9 +195,14 @@ def test_jobs_2_renders_the_verdicts_and_ledger_of_jobs_1(tmp_path: Path) -> Non
     only = [arg for name in CHEAP for arg in ("--only", name)]
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs-{jobs}"
-        proc = subprocess.run([str(CLI), "report", "--quick", "--jobs", jobs, *only, "--out", str(out)], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=1800)
+        # --out relative to the command's directory, as `make run` gives it: every page and the
+        # index land there (papermill's cwd moved the whole process into notebooks/ while a
+        # notebook ran, and another thread's pages went to notebooks/jobs-2/)
+        proc = subprocess.run([str(CLI), "report", "--quick", "--jobs", jobs, *only, "--out", out.name], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=1800)
         assert proc.returncode == 0, proc.stderr[-3000:]
+        assert not (notebooks_dir() / out.name).exists()
+        assert sorted(p.name for p in out.glob("*.html")) == sorted(f"{name}.html" for name in CHEAP[:3]) + ["index.html"]
         ledgers[jobs] = pd.read_csv(out / "claims.csv", keep_default_na=False).drop(columns=["margin"])
         lines[jobs] = _verdict_lines(proc.stdout)
     assert [page for page, _ in lines["1"]] == sorted(f"{name}.html" for name in CHEAP)
