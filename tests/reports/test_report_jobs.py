@@ -157,8 +157,10 @@ def test_a_signal_with_two_notebooks_in_flight_stops_both_kernels_and_leaves_the
         _page(out, nb, "standard", 1.0)  # another profile's: the typical order, the two longest first
     (out / "index.html").write_text("<html><head><title>staleness-lab reports</title></head></html>", encoding="utf-8")
     before = _tree(out)
+    # SIGINT as a terminal gives it: a command started from a background shell job inherits it ignored
     with ended(subprocess.Popen([str(CLI), "report", "--quick", "--jobs", "2", "--out", str(out)], cwd=tmp_path,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) as proc:
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))) as proc:
         deadline = time.monotonic() + KERNELS_START_S
         while len(kernels := _kernels(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.2)
