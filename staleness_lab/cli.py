@@ -533,7 +533,7 @@ def _report(args: argparse.Namespace) -> int:
         cache = Path(args.cache) if args.cache else default_cache_dir()
         check_output_dir(cache, "--cache")
     return report_command(quick=args.quick, only=args.only, profile=args.profile, out=args.out, cache=cache,
-                          jobs=None if args.jobs is None else _jobs_option(args.jobs), stopped=_stopped)
+                          jobs=None if args.jobs is None else _jobs_option(args.jobs))
 
 
 def _jobs_option(text: str) -> int | str:

@@ -38,9 +38,6 @@ GRACE_S = 10.0
 KILLED_WAIT_S = 60.0
 #: How often the waiting thread wakes up (a signal interrupts it at once anyway).
 POLL_S = 0.5
-#: Seconds past the grace period and the wait for the killed kernels' workers after which an
-#: interrupted command ends at once (:func:`_end_if_stuck`).
-STUCK_MARGIN_S = 20.0
 #: Notebooks rendered at once by default at most: each kernel's Spark driver may take a quarter
 #: of the memory (:func:`staleness_lab.spark.session.driver_memory_for`), so three leave a quarter
 #: for everything else.
@@ -148,34 +145,14 @@ def _stop(cancel: threading.Event, workers: list[threading.Thread]) -> None:
             w.join(max(0.0, deadline - time.monotonic()))
 
 
-def _end_if_stuck(stop: KeyboardInterrupt, stopped: Callable[[type[KeyboardInterrupt]], int]) -> None:
-    """Once the command is interrupted, a daemon timer ends the process (``os._exit`` with the
-    status ``stopped`` gives, after it prints the command's one line) if it is still running
-    :data:`GRACE_S` + :data:`KILLED_WAIT_S` + :data:`STUCK_MARGIN_S` seconds later: a worker
-    that never returns, or an exit that waits on one, must not keep Ctrl-C from ending the
-    command (a stopped report was seen running past two minutes once in a loaded test suite,
-    and that did not repeat)."""
-
-    def end() -> None:
-        os._exit(stopped(type(stop)))
-
-    timer = threading.Timer(GRACE_S + KILLED_WAIT_S + STUCK_MARGIN_S, end)
-    timer.daemon = True
-    timer.start()
-
-
 def run_jobs(items: list[Item], work: Callable[[Item, threading.Event], Result], jobs: int, *,
              started: Callable[[Item], Any] = lambda item: None,
-             finished: Callable[[Item, Result], Any] = lambda item, result: None,
-             stopped: Callable[[type[KeyboardInterrupt]], int] | None = None) -> dict[Item, Result]:
+             finished: Callable[[Item, Result], Any] = lambda item, result: None) -> dict[Item, Result]:
     """``work(item, cancel)`` for every item, ``jobs`` at a time in worker threads, taken in the
     order given; the results by item. ``started`` and ``finished`` are called on the calling
     thread as each item starts and ends (for a progress display). An exception ``work`` raises,
     or an interruption of the calling thread, stops the rest (module docstring) and is raised
-    here; ``work`` should give up with :class:`Cancelled` once ``cancel`` is set. ``stopped``
-    (the command line's: it prints the one line of a stopped command and gives its status) makes
-    an interruption end the process if the stop takes too long (:func:`_end_if_stuck`); without
-    it, as in a notebook's kernel, the process is never ended here."""
+    here; ``work`` should give up with :class:`Cancelled` once ``cancel`` is set."""
     todo: queue.SimpleQueue[Item] = queue.SimpleQueue()
     for item in items:
         todo.put(item)
@@ -217,9 +194,7 @@ def run_jobs(items: list[Item], work: Callable[[Item, threading.Event], Result],
             else:
                 results[item] = value
                 finished(item, value)
-    except BaseException as stop:
-        if isinstance(stop, KeyboardInterrupt) and stopped is not None:
-            _end_if_stuck(stop, stopped)
+    except BaseException:
         _stop(cancel, workers)
         raise
     return results

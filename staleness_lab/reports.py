@@ -43,7 +43,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -595,14 +595,13 @@ def expected_seconds(notebooks: list[Path], out: Path, profile: str) -> dict[Pat
 
 
 def report_command(quick: bool, only: str | Sequence[str] | None, profile: str, out: Path, cache: Path | None = None,
-                   jobs: int | str | None = None, stopped: Callable[[type[KeyboardInterrupt]], int] | None = None) -> int:
+                   jobs: int | str | None = None) -> int:
     """Run the notebooks (all, or those ``only`` names) and write the reports; the exit status (0, 1 when a notebook failed,
     2 for a bad notebook parameter). ``cache``: a directory where the notebooks reuse and store
     sweep rows (keyed by the code, so an edit never reuses a stale row); ``None`` recomputes.
     ``jobs``: notebooks rendered at once, each in its own kernel, longest first
     (:mod:`staleness_lab.report_jobs`; default :func:`~staleness_lab.report_jobs.default_jobs`);
-    anything but a whole number >= 1 is refused naming ``--jobs``. ``stopped``: the command
-    line's end of a stopped command (:func:`~staleness_lab.report_jobs.run_jobs`)."""
+    anything but a whole number >= 1 is refused naming ``--jobs``."""
     from tqdm import tqdm
 
     from staleness_lab.report_jobs import default_jobs, longest_first, run_jobs
@@ -651,7 +650,7 @@ def report_command(quick: bool, only: str | Sequence[str] | None, profile: str, 
         try:  # one notebook at a time keeps papermill's bar over its cells; several would interleave
             results = run_jobs(longest_first(chosen, expected.__getitem__),
                                lambda path, cancel: _run_one(path, out, parameters, prov, cancel, progress=jobs == 1),
-                               jobs, started=started, finished=finished, stopped=stopped)
+                               jobs, started=started, finished=finished)
         except _ParameterError as err:
             bar.close()
             if created and not any(out.iterdir()):

@@ -212,24 +212,3 @@ def test_jobs_2_renders_the_verdicts_and_ledger_of_jobs_1(tmp_path: Path) -> Non
     pd.testing.assert_frame_equal(ledgers["2"], ledgers["1"])  # every claim, verdict, reason, reading, in one order
     assert lines["2"] == lines["1"]  # each page's verdict line
 
-
-STUCK = """
-import os, signal, sys, threading, time
-from staleness_lab import report_jobs
-from staleness_lab.cli import _stopped
-report_jobs.GRACE_S, report_jobs.KILLED_WAIT_S, report_jobs.STUCK_MARGIN_S = 0.2, 0.2, 1.0
-threading.Thread(target=time.sleep, args=(3600,)).start()  # a library's thread that the exit would wait on
-threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
-try:
-    report_jobs.run_jobs(["stuck"], lambda item, cancel: time.sleep(3600), 1,  # a worker that ignores cancel
-                         stopped=_stopped)
-except KeyboardInterrupt:
-    sys.exit(0)  # the interpreter's exit would wait for the sleeping thread for an hour
-"""
-
-
-def test_an_interrupted_report_ends_even_when_a_thread_never_returns() -> None:
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", STUCK], capture_output=True, text=True, timeout=60)
-    assert (proc.returncode, proc.stderr, proc.stdout) == (130, "staleness-lab: interrupted\n", "")
-    assert time.monotonic() - started < 30
