@@ -158,7 +158,7 @@ from staleness_lab.intermittent.single import MAX_TUPLES as EXACT_MAX_TUPLES
 from staleness_lab.intermittent.single import exact
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
 from staleness_lab.optimize.decomposition import (
-    Column, HeadLayers, OutOfTime, QueryGrid, columns, least_any, relaxation,
+    Column, HeadLayers, OutOfTime, QueryGrid, columns, least_splits, relaxation,
 )
 from staleness_lab.optimize.one_query import alone
 from staleness_lab.optimize.true_bounds import Incumbent, TrueKey, bound_unit, floor_bounds, true_key
@@ -1196,8 +1196,10 @@ def _bound_grid(qs: QuerySet, objective: str, off_grid: list[str]) -> _Bounds:
     unit, exact = bound_unit(qs, not off_grid)
     consts = [_const(qs, q, q.n, None, False, unit=unit, down=True, objective=objective) for q in qs.queries]
     grids = [_grid(c) for c in consts]
-    floors = [least_any(g.dur) for g in grids]
-    return _Bounds(unit=unit, exact=exact, consts=consts, grids=grids, value1=floor_bounds(grids, objective, qs.executors),
+    splits = [least_splits(g.dur) for g in grids]
+    floors = [int(s[-1]) for s in splits]  # least_any of each
+    return _Bounds(unit=unit, exact=exact, consts=consts, grids=grids,
+                   value1=floor_bounds(grids, objective, qs.executors, splits),
                    cost=sum(floors), floors=floors)
 
 

@@ -46,6 +46,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from staleness_lab.intermittent.arrivals import FixedRate
 from staleness_lab.intermittent.model import QuerySet
 from staleness_lab.intermittent.plan import BATCH, BatchPlan, at_model_costs, check_plan
@@ -130,20 +132,24 @@ def _alone(g: QueryGrid) -> int:
     return g.dur[g.n] if g.n == 1 else min(g.dur[g.n], g.dur[1] + g.agg[2])
 
 
-def floor_bounds(grids: list[QueryGrid], objective: str, executors: int = 1) -> int:
+def floor_bounds(grids: list[QueryGrid], objective: str, executors: int = 1,
+                 splits: list[np.ndarray] | None = None) -> int:
     """A time-free lower bound on the phase-1 value on one grid (units of the grid): a query
     whose last batch cannot end by its deadline even alone is late in every plan (the last batch
     starts no sooner than the last release and lasts at least ``dur[1]``, followed by ``agg[n] >=
     agg[2]`` when n >= 2, or is the whole query); for misses, add those the others' work makes
     late together on ``executors`` (:func:`late_together`). (The cost's is each query's cheapest
-    split, :func:`~staleness_lab.optimize.decomposition.least_any`.)"""
+    split, :func:`~staleness_lab.optimize.decomposition.least_any`.) ``splits``: each grid's
+    :func:`~staleness_lab.optimize.decomposition.least_splits`, when the caller has them."""
     late = [max(0, g.last_release + _alone(g) - g.deadline) for g in grids]
     if objective != "misses":
         return sum(late)
-    return sum(t > 0 for t in late) + late_together([g for g, t in zip(grids, late) if t == 0], executors)
+    splits = [least_splits(g.dur) for g in grids] if splits is None else splits
+    on_time = [k for k, t in enumerate(late) if t == 0]
+    return sum(t > 0 for t in late) + late_together([grids[k] for k in on_time], executors, [splits[k] for k in on_time])
 
 
-def late_together(grids: list[QueryGrid], executors: int) -> int:
+def late_together(grids: list[QueryGrid], executors: int, splits: list[np.ndarray]) -> int:
     """A lower bound on how many of ``grids`` are late in every plan. From a time ``a`` on, a
     query does at least the work of its tuples released at ``a`` or later (no batch that starts
     before ``a`` holds them): their cheapest split (:func:`~staleness_lab.optimize.decomposition.least_splits`),
@@ -153,10 +159,9 @@ def late_together(grids: list[QueryGrid], executors: int) -> int:
     splits freely over time and executors). The fewest late queries of that one-machine problem
     is Moore and Hodgson's (1968); the bound is its largest over the release times ``a`` (at most
     :data:`LATE_TOGETHER_TIMES` of them, evenly spaced with the first and last: any of them
-    gives a bound)."""
+    gives a bound). ``splits``: each grid's least splits, as :func:`floor_bounds` takes them."""
     if not grids:
         return 0
-    least = [least_splits(g.dur) for g in grids]
     times = sorted({r for g in grids for r in g.release[1:]})
     if len(times) > LATE_TOGETHER_TIMES:
         step = (len(times) - 1) / (LATE_TOGETHER_TIMES - 1)
@@ -164,7 +169,7 @@ def late_together(grids: list[QueryGrid], executors: int) -> int:
     most = 0
     for a in times:
         jobs = []
-        for g, cheapest in zip(grids, least):
+        for g, cheapest in zip(grids, splits):
             after = g.n + 1 - bisect.bisect_left(g.release, a, 1, g.n + 1)  # tuples released at a or later
             if after:
                 work = g.dur[g.n] if g.n == 1 else min(g.dur[g.n], int(cheapest[after]) + g.agg[2])
