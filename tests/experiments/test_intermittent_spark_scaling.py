@@ -249,6 +249,17 @@ def test_zero_slack_plans_are_judged_at_sf_1_only() -> None:
     assert checks.hybrid_fig6_check(margin, "quick", "slowest")["verdict"] == "holds"  # slack is not jitter
 
 
+def test_median_margin_plans_are_judged_at_sf_1_only() -> None:
+    """Fig. 6's median-margin verdict held in one standard render and was undecided in the next of
+    one commit (Q3 at f = 1 late in one of five runs): a plan covering only the medians ends near
+    its deadline, so below SF 1 it is not judged, whichever way its runs fell."""
+    on_time = pd.DataFrame(_runs("median", "ok", -0.2, -0.3, -0.25, -0.2, -0.1))
+    small = checks.hybrid_fig6_check(on_time.assign(scale=0.1), "standard", "median")
+    assert (small["verdict"], small["reason"]) == ("undecided", "scale")
+    assert "plans on fits scaled to their calibration medians are judged at SF 1 only" in small["detail"]
+    assert checks.hybrid_fig6_check(on_time.assign(scale=1.0), "full", "median")["verdict"] == "holds"
+
+
 def _split(parts: int, rows: dict[tuple[str, int], float]) -> pd.DataFrame:
     """Fig. 4's rows (query, k, seconds, parts) with ``relative`` as the notebook adds it."""
     frame = pd.DataFrame([{"query": q, "k": k, "seconds": s, "parts": parts} for (q, k), s in rows.items()])
