@@ -730,16 +730,14 @@ def _key(consts: list[_Const], solution: dict[str, _Solution], objective: str) -
 
 
 def _split_costs(dur: list[int], n: int, parts: int) -> tuple[int, int]:
-    """``(least_any, least_more)``: the least Σ dur over splits of the N tuples into any number of
-    batches, and into more than ``parts`` batches (a min-plus DP in numpy: ``parts`` batches on a
-    prefix, then one or more on the rest)."""
+    """``(least, least_more)``: the least Σ dur over splits of the N tuples into any number of
+    batches (:func:`~staleness_lab.optimize.decomposition.least_splits`), and into more than
+    ``parts`` batches (a min-plus DP in numpy: ``parts`` batches on a prefix, then one or more on
+    the rest)."""
     inf = np.iinfo(np.int64).max // 4
     d = np.array(dur, dtype=np.int64)
     idx = np.arange(n + 1)
-    least = np.full(n + 1, inf, dtype=np.int64)      # >= 1 batch; least[0] = 0 for the recursion
-    least[0] = 0
-    for c in range(1, n + 1):
-        least[c] = np.min(least[:c] + d[c - idx[:c]])
+    least = least_splits(dur)                        # >= 1 batch; least[0] = 0 for the recursion
     diff = idx[:, None] - idx[None, :]               # c - p
     step = np.where(diff >= 1, d[np.clip(diff, 0, n)], inf)
     exact = np.full(n + 1, inf, dtype=np.int64)      # exactly j batches, j = 0..parts
@@ -1197,7 +1195,7 @@ def _bound_grid(qs: QuerySet, objective: str, off_grid: list[str]) -> _Bounds:
     consts = [_const(qs, q, q.n, None, False, unit=unit, down=True, objective=objective) for q in qs.queries]
     grids = [_grid(c) for c in consts]
     splits = [least_splits(g.dur) for g in grids]
-    floors = [int(s[-1]) for s in splits]  # least_any of each
+    floors = [int(s[-1]) for s in splits]  # each query's cheapest split of all its tuples
     return _Bounds(unit=unit, exact=exact, consts=consts, grids=grids,
                    value1=floor_bounds(grids, objective, qs.executors, splits),
                    cost=sum(floors), floors=floors)

@@ -503,9 +503,3 @@ def least_splits(dur: list[int]) -> np.ndarray:
     for c in range(1, n + 1):
         least[c] = np.min(least[:c] + d[c - np.arange(c)])
     return least
-
-
-def least_any(dur: list[int]) -> int:
-    """The cheapest ``Σ dur`` of all N tuples in any number of batches, time and aggregation
-    ignored: a lower bound on the query's cost in every plan."""
-    return int(least_splits(dur)[-1])

@@ -139,8 +139,9 @@ def floor_bounds(grids: list[QueryGrid], objective: str, executors: int = 1,
     starts no sooner than the last release and lasts at least ``dur[1]``, followed by ``agg[n] >=
     agg[2]`` when n >= 2, or is the whole query); for misses, add those the others' work makes
     late together on ``executors`` (:func:`late_together`). (The cost's is each query's cheapest
-    split, :func:`~staleness_lab.optimize.decomposition.least_any`.) ``splits``: each grid's
-    :func:`~staleness_lab.optimize.decomposition.least_splits`, when the caller has them."""
+    split of all its tuples, the last of :func:`~staleness_lab.optimize.decomposition.least_splits`.)
+    ``splits``: each grid's :func:`~staleness_lab.optimize.decomposition.least_splits`, when the
+    caller has them."""
     late = [max(0, g.last_release + _alone(g) - g.deadline) for g in grids]
     if objective != "misses":
         return sum(late)
