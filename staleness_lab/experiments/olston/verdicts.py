@@ -156,10 +156,11 @@ def _pair_sign(differences: Sequence[float]) -> tuple[int, float, float]:
 
 
 def _seed_order_row(check: str, label: str, claim: str, mine: pd.DataFrame, column: str, field: str,
-                    order: Sequence[str], shown: str, note: str, profile: str) -> dict[str, Any]:
-    """A lag or cost order judged pair by pair on matched seeds (module docstring)."""
+                    order: Sequence[str], means: Mapping[str, float], shown: str, note: str,
+                    profile: str) -> dict[str, Any]:
+    """A lag or cost order judged pair by pair on matched seeds (module docstring); ``means``
+    per column over the seeds, as ``shown``."""
     by_seed = mine.pivot_table(index="seed", columns=column, values=field, aggfunc="first")
-    means = {c: float(by_seed[c].mean()) for c in order}
     signs, parts = [], []
     for a, b in zip(order, order[1:]):
         sign, mean, half = _pair_sign(list(by_seed[b] - by_seed[a]))
@@ -224,8 +225,8 @@ def order_checks(frame: pd.DataFrame, table: str, profile: str, reading: str = P
             if metric == "time":
                 rows.append(_read(_time_row(check, label, claim, means, classes, shown, profile), reading))
                 continue
-            rows.append(_read(_seed_order_row(check, label, claim, mine, column, field, order, shown, note, profile),
-                              reading))
+            rows.append(_read(_seed_order_row(check, label, claim, mine, column, field, order, means, shown, note,
+                                              profile), reading))
     return rows
 
 
