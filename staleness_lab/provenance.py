@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from staleness_lab.held_signals import signals_held
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -180,20 +181,6 @@ def write_parquet_atomic(frame: pd.DataFrame | pa.Table, path: Path, meta: Mappi
             Path(tmp).unlink(missing_ok=True)
         raise
     return path
-
-
-@contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back while the block runs and deliver them when it ends (the
-    calling thread's signal mask). Creating a temporary file and binding its name, or swapping a
-    directory into place, then happens as one step: Ctrl-C or SIGTERM cannot land after the file
-    exists but before the code that removes it on an interrupt knows its name (a loaded machine
-    made that window wide enough to leave a ``.NAME.*.tmp`` behind)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextlib.contextmanager

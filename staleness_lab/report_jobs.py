@@ -26,8 +26,10 @@ import signal
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
+
+from staleness_lab.held_signals import signals_held
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -106,32 +108,12 @@ def _signal_groups(groups: set[int], sig: signal.Signals) -> None:
 # --- the pool --------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[list[int]]:
-    """SIGINT and SIGTERM are recorded, not acted on, inside the block (on the main thread; the
-    handlers are restored after it); the list of signals that came."""
-    came: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield came
-        return
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig, handler in previous.items():
-        if handler not in (signal.SIG_IGN, None):
-            signal.signal(sig, lambda signum, frame: came.append(signum))
-    try:
-        yield came
-    finally:
-        for sig, handler in previous.items():
-            if handler is not None:
-                signal.signal(sig, handler)
-
-
 def _stop(cancel: threading.Event, workers: list[threading.Thread]) -> None:
     """Set ``cancel``, interrupt the running kernels, kill what is left of their process groups
     after :data:`GRACE_S`, and wait for the workers."""
     cancel.set()
     groups: set[int] = set()
-    with _signals_held():
+    with signals_held(deliver_after=False):
         deadline = time.monotonic() + GRACE_S
         while any(w.is_alive() for w in workers) and time.monotonic() < deadline:
             running = _running_kernel_groups()

@@ -1,0 +1,77 @@
+"""signals_held: SIGINT and SIGTERM wait for the end of the block, whichever thread takes them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from staleness_lab.held_signals import signals_held
+
+
+@pytest.fixture
+def other_thread() -> Iterator[None]:
+    """A thread that does not block signals, as OpenBLAS's and Arrow's workers do not: the kernel
+    may hand it a signal sent to the process."""
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait, daemon=True)
+    thread.start()
+    yield
+    done.set()
+    thread.join()
+
+
+def pending_handlers_ran() -> None:
+    """Run enough bytecode for Python to act on a signal that came (it checks between instructions)."""
+    deadline = time.monotonic() + 0.05
+    while time.monotonic() < deadline:
+        pass
+
+
+def test_sigint_sent_to_the_process_waits_for_the_end_of_the_block(other_thread: None) -> None:
+    steps: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        with signals_held() as came:
+            os.kill(os.getpid(), signal.SIGINT)
+            pending_handlers_ran()
+            steps.append("the block ended")
+    assert steps == ["the block ended"] and came == [signal.SIGINT]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_sigterm_reaches_its_own_handler_after_the_block(other_thread: None) -> None:
+    handled: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: handled.append(signum))
+    try:
+        with signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            pending_handlers_ran()
+            assert handled == []
+        pending_handlers_ran()
+        assert handled == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_without_delivery_the_signals_are_only_recorded(other_thread: None) -> None:
+    with signals_held(deliver_after=False) as came:
+        os.kill(os.getpid(), signal.SIGINT)
+        pending_handlers_ran()
+    pending_handlers_ran()
+    assert came == [signal.SIGINT]
+
+
+def test_an_ignored_signal_stays_ignored() -> None:
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with signals_held() as came:
+            os.kill(os.getpid(), signal.SIGINT)
+            pending_handlers_ran()
+        pending_handlers_ran()
+        assert came == [] and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
