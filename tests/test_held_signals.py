@@ -25,6 +25,15 @@ def other_thread() -> Iterator[None]:
     thread.join()
 
 
+@pytest.fixture
+def python_sigint() -> Iterator[None]:
+    """SIGINT at Python's own handler for the test (a Spark session started earlier in this
+    process leaves its own installed), the handler before put back after it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def pending_handlers_ran() -> None:
     """Run enough bytecode for Python to act on a signal that came (it checks between instructions)."""
     deadline = time.monotonic() + 0.05
@@ -32,7 +41,7 @@ def pending_handlers_ran() -> None:
         pass
 
 
-def test_sigint_sent_to_the_process_waits_for_the_end_of_the_block(other_thread: None) -> None:
+def test_sigint_sent_to_the_process_waits_for_the_end_of_the_block(other_thread: None, python_sigint: None) -> None:
     steps: list[str] = []
     with pytest.raises(KeyboardInterrupt):
         with signals_held() as came:
@@ -57,7 +66,7 @@ def test_sigterm_reaches_its_own_handler_after_the_block(other_thread: None) -> 
         signal.signal(signal.SIGTERM, previous)
 
 
-def test_without_delivery_the_signals_are_only_recorded(other_thread: None) -> None:
+def test_without_delivery_the_signals_are_only_recorded(other_thread: None, python_sigint: None) -> None:
     with signals_held(deliver_after=False) as came:
         os.kill(os.getpid(), signal.SIGINT)
         pending_handlers_ran()
