@@ -62,13 +62,42 @@ class Batches:
     def tardy(self, beta_tardy: float) -> np.ndarray:
         return self.c < beta_tardy * (self.c + self.d)
 
-    def blockers(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Batches blocking batch ``k`` and the arc weights (overlap of their execution with
-        k's wait interval, over their duration)."""
-        before = np.arange(np.searchsorted(self.start, self.start[k], side="left"))
-        overlap = np.minimum(self.finish[before], self.start[k]) - np.maximum(self.start[before], self.arrival[k])
+    def arcs(self, beta_tardy: float) -> "Arcs":
+        """The blocking DAG's arcs out of every tardy batch, found for all of them at once.
+
+        Batch ``j`` blocks ``k`` when it starts before ``k`` and its execution overlaps ``k``'s
+        wait interval ``(arrival, start]`` in positive length. Only the batches between the
+        first one that can still run at ``k``'s arrival (a binary search on the running maximum
+        of the finish times) and ``k`` itself are candidates, so the cost is the arcs plus a
+        binary search per batch, not a scan of every earlier batch per batch."""
+        tardy = np.flatnonzero(self.tardy(beta_tardy))
+        finished_by = np.maximum.accumulate(self.finish) if len(self.finish) else self.finish
+        first = np.searchsorted(finished_by, self.arrival[tardy], side="right")
+        count = np.maximum(np.searchsorted(self.start, self.start[tardy], side="left") - first, 0)
+        owner = np.repeat(np.arange(len(tardy)), count)
+        offset = np.concatenate(([0], np.cumsum(count)[:-1])) if len(count) else count
+        kid = np.arange(int(count.sum())) - np.repeat(offset - first, count)
+        k = tardy[owner]
+        overlap = np.minimum(self.finish[kid], self.start[k]) - np.maximum(self.start[kid], self.arrival[k])
         hit = overlap > 0
-        return before[hit], overlap[hit] / self.cost[before[hit]]
+        owner, kid = owner[hit], kid[hit]
+        return Arcs(tardy=tardy, owner=owner, kid=kid, weight=overlap[hit] / self.cost[kid])
+
+
+@dataclass(frozen=True)
+class Arcs:
+    """The blocking DAG: arc ``i`` goes from tardy batch ``tardy[owner[i]]`` to its blocker
+    ``kid[i]`` with weight ``weight[i]``; arcs are grouped by owner, owners in start order."""
+
+    tardy: np.ndarray
+    owner: np.ndarray
+    kid: np.ndarray
+    weight: np.ndarray
+
+    def own_table_wait(self, batches: Batches, position: int) -> bool:
+        """Whether tardy batch ``tardy[position]`` waited on a batch of its own table."""
+        kids = self.kid[self.owner == position]
+        return bool(np.any(batches.table[kids] == batches.table[self.tardy[position]]))
 
 
 def gamma(alpha: float, tables: int, tracks: int, beta_tardy: float, x: float) -> float:
@@ -94,41 +123,43 @@ class Diagnostic:
 def claim_3_5(batches: Batches, alpha: float, tables: int, tracks: int, x: float, beta_tardy: float) -> Diagnostic | None:
     """The tardy batch with the smallest ``sum (w b)^2 / (p^2 d^2 (1-x)^2 / (3 t alpha^2))``;
     None when no batch is tardy."""
-    tardy = np.flatnonzero(batches.tardy(beta_tardy))
-    worst: Diagnostic | None = None
-    for k in tardy:
-        kids, weight = batches.blockers(k)
-        lhs = float(np.sum((weight * batches.b[kids]) ** 2))
-        rhs = tracks**2 * batches.d[k] ** 2 * (1 - x) ** 2 / (3 * tables * alpha**2)
-        if worst is None or lhs * worst.rhs < worst.lhs * rhs:
-            own = bool(np.any(batches.table[kids] == batches.table[k]))
-            worst = Diagnostic(lhs=lhs, rhs=float(rhs), batch=int(k), table=int(batches.table[k]),
-                               start=float(batches.start[k]), own_table_wait=own, tardy_batches=len(tardy))
-    return worst
+    dag = batches.arcs(beta_tardy)
+    if not len(dag.tardy):
+        return None
+    lhs = np.bincount(dag.owner, weights=(dag.weight * batches.b[dag.kid]) ** 2, minlength=len(dag.tardy))
+    rhs = tracks**2 * batches.d[dag.tardy] ** 2 * (1 - x) ** 2 / (3 * tables * alpha**2)
+    worst = int(np.argmin(lhs / rhs))  # rhs > 0: a tardy batch waited (d > 0), and alpha > 0, x < 1
+    k = int(dag.tardy[worst])
+    return Diagnostic(lhs=float(lhs[worst]), rhs=float(rhs[worst]), batch=k, table=int(batches.table[k]),
+                      start=float(batches.start[k]), own_table_wait=dag.own_table_wait(batches, worst),
+                      tardy_batches=len(dag.tardy))
 
 
 def lemma_3_4(batches: Batches, alpha: float, tables: int, tracks: int, x: float, beta_tardy: float) -> Diagnostic | None:
-    """The tardy batch with the largest ``(c+d)^2 / sum_j v_ij b_j^2``; None when none is tardy."""
-    tardy = batches.tardy(beta_tardy)
+    """The tardy batch with the largest ``(c+d)^2 / sum_j v_ij b_j^2``; None when none is tardy.
+
+    ``S_k`` of a tardy batch sums over its blockers, which start earlier: one pass in start order
+    (a topological order) computes them all."""
+    dag = batches.arcs(beta_tardy)
+    if not len(dag.tardy):
+        return None
     g = gamma(alpha, tables, tracks, beta_tardy, x)
-    reach = np.where(tardy, 0.0, batches.b**2 / beta_tardy**2)
-    worst: Diagnostic | None = None
-    for k in np.flatnonzero(tardy):  # start order is topological: blockers come first
-        kids, weight = batches.blockers(k)
-        reach[k] = float(np.sum(g * weight**2 * reach[kids]))
-        lhs = float((batches.c[k] + batches.d[k]) ** 2)
-        if worst is None or lhs * worst.rhs > worst.lhs * reach[k]:
-            own = bool(np.any(batches.table[kids] == batches.table[k]))
-            worst = Diagnostic(lhs=lhs, rhs=float(reach[k]), batch=int(k), table=int(batches.table[k]),
-                               start=float(batches.start[k]), own_table_wait=own, tardy_batches=int(tardy.sum()))
-    return worst
-
-
-def blocking_dag(batches: Batches, beta_tardy: float = BETA_TARDY) -> list[tuple[int, int, float]]:
-    """The blocking DAG's arcs ``(tardy batch, blocker, weight)``, batches by position in start
-    order (punctual batches are sinks)."""
-    arcs = []
-    for k in np.flatnonzero(batches.tardy(beta_tardy)):
-        kids, weight = batches.blockers(k)
-        arcs.extend((int(k), int(c), float(wt)) for c, wt in zip(kids, weight))
-    return arcs
+    reach = np.where(batches.tardy(beta_tardy), 0.0, batches.b**2 / beta_tardy**2).tolist()
+    step = (g * dag.weight**2).tolist()
+    kids = dag.kid.tolist()
+    ends = np.searchsorted(dag.owner, np.arange(len(dag.tardy)), side="right").tolist()
+    lhs_all = ((batches.c + batches.d) ** 2).tolist()
+    worst, worst_lhs, worst_rhs, arc = -1, 0.0, 0.0, 0
+    for position, k in enumerate(dag.tardy.tolist()):
+        total = 0.0
+        for i in range(arc, ends[position]):
+            total += step[i] * reach[kids[i]]
+        arc = ends[position]
+        reach[k] = total
+        lhs = lhs_all[k]
+        if worst < 0 or lhs * worst_rhs > worst_lhs * total:
+            worst, worst_lhs, worst_rhs = position, lhs, total
+    k = int(dag.tardy[worst])
+    return Diagnostic(lhs=worst_lhs, rhs=worst_rhs, batch=k, table=int(batches.table[k]),
+                      start=float(batches.start[k]), own_table_wait=dag.own_table_wait(batches, worst),
+                      tardy_batches=len(dag.tardy))
