@@ -18,7 +18,9 @@ track that it should have preceded by Smith's rule (:func:`_swap_is_better`): th
 the same state no later at a lower objective. A label is also dropped when its objective plus a
 bound on the rest reaches ``upper``: the larger of the release bound (every pending update j
 completes no earlier than ``max(r_j, the earliest track, its table) + its own duration``) and
-the mean-busy-time bound (:func:`_busy_time_bound`). The search gives up (returns None) past
+the mean-busy-time bound (:func:`_busy_time_bound`), both computed by the compiled
+:func:`~staleness_lab.optimize.block_bound.bounds` (:func:`_rest` is the reference, used when a
+number is beyond int64). The search gives up (returns None) past
 ``budget`` labels or the deadline.
 """
 
@@ -29,6 +31,8 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
+
+import numpy as np
 
 
 class _Label(NamedTuple):
@@ -52,6 +56,22 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     own = [[coef[i][j] * dur(i, j, j) for j in range(n[i])] for i in range(len(n))]
     smith = sorted(((i, j) for i in range(len(n)) for j in range(n[i])),  # Smith's order: q / coef increasing
                    key=lambda u: pieces[u[0]][u[1]] / coef[u[0]][u[1]] if coef[u[0]][u[1]] else math.inf)
+    rank = [[0] * count for count in n]
+    for place, (i, j) in enumerate(smith):
+        rank[i][j] = place
+    # numba comes with the search, not with the package: it maps ~180 MB (sim/compiled.py)
+    from staleness_lab.optimize.block_bound import bounds
+
+    arrays = _as_arrays(arrivals, coef, pieces, own, rank, n)
+
+    def rest(done: tuple[int, ...], child: _Label) -> float:
+        if arrays is not None:
+            release, busy, fits = bounds(*arrays, np.array(done, dtype=np.int64), child.tracks[0],
+                                         np.array(child.tables, dtype=np.int64), len(child.tracks))
+            if fits:
+                return max(release, busy)
+        return _rest(arrivals, coef, pieces, own, rank, done, child)
+
     layers: list[dict[tuple[int, ...], list[_Label]]] = [{} for _ in range(sum(n) + 1)]
     layers[0][tuple(0 for _ in n)] = [_Label(0, 0, (0,) * tracks, (0,) * len(n), None, None)]
     made = 0
@@ -59,7 +79,7 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
         for pending, labels in layer.items():
             for label in labels:
                 for child, done in _children(arrivals, dur, coef, forced, n, pending, label):
-                    if child.cost + _rest(arrivals, coef, pieces, own, smith, done, child) >= upper:
+                    if child.cost + rest(done, child) >= upper:
                         continue
                     made += 1
                     if made > budget or made % 256 == 0 and time.perf_counter() > deadline:
@@ -71,6 +91,24 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
         out.append(best.batch)
         best = best.parent
     return out[::-1]
+
+
+def _as_arrays(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], pieces: Sequence[Sequence[int]],
+               own: Sequence[Sequence[int]], rank: Sequence[Sequence[int]], n: list[int]) -> tuple[np.ndarray, ...] | None:
+    """The instance as the compiled bound takes it (2-D int64 arrays ``[table, update]`` and the
+    update counts), or None when a number is beyond int64's range (the Python bound is used)."""
+    from staleness_lab.optimize.block_bound import INT_LIMIT
+
+    width = max(n, default=0)
+    out = []
+    for rows in (arrivals, coef, pieces, own, rank):
+        if any(abs(v) > INT_LIMIT for row in rows for v in row):
+            return None
+        grid = np.zeros((len(n), width), dtype=np.int64)
+        for i, row in enumerate(rows):
+            grid[i, :len(row)] = row
+        out.append(grid)
+    return (*out, np.array(n, dtype=np.int64))
 
 
 def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
@@ -122,7 +160,7 @@ def _swap_is_better(arrivals: Sequence[Sequence[int]], forced: bool, n: list[int
 
 
 def _rest(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], pieces: Sequence[Sequence[int]],
-          own: Sequence[Sequence[int]], smith: Sequence[tuple[int, int]], pending: tuple[int, ...],
+          own: Sequence[Sequence[int]], rank: Sequence[Sequence[int]], pending: tuple[int, ...],
           label: _Label) -> float:
     """A lower bound on what the pending updates add (module docstring): the larger of the
     release bound and the mean-busy-time bound."""
@@ -134,37 +172,37 @@ def _rest(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], piec
             ready = max(arrivals[i][j], floor)
             release += coef[i][j] * ready + own[i][j]
             jobs.append((ready, i, j))
-    return max(release, _busy_time_bound(jobs, coef, pieces, smith, len(label.tracks)))
+    return max(release, _busy_time_bound(jobs, coef, pieces, rank, len(label.tracks)))
 
 
 def _busy_time_bound(jobs: list[tuple[int, int, int]], coef: Sequence[Sequence[int]],
-                     pieces: Sequence[Sequence[int]], smith: Sequence[tuple[int, int]], tracks: int) -> float:
+                     pieces: Sequence[Sequence[int]], rank: Sequence[Sequence[int]], tracks: int) -> float:
     """Σ coef_j (M_j + q_j/2) with M_j the mean busy time of piece j under preemptive Smith's
-    rule on one machine of speed ``tracks`` from the ``ready`` times (Goemans 1996: no schedule
-    has a smaller Σ coef M, and a piece run at rate 1 ends q_j/2 after its mean busy time);
-    slightly lowered against float rounding."""
-    rank = {u: k for k, u in enumerate(smith)}
+    rule (``rank``: each update's place in Smith's order) on one machine of speed ``tracks`` from
+    the ``ready`` times (Goemans 1996: no schedule has a smaller Σ coef M, and a piece run at
+    rate 1 ends q_j/2 after its mean busy time); slightly lowered against float rounding."""
     jobs.sort()
-    waiting: list[tuple[int, int, int, float]] = []  # (rank, i, j, work left)
-    busy = {(i, j): 0.0 for _, i, j in jobs}  # ∫ t · rate dt
+    waiting: list[tuple[int, int, int, float, float]] = []  # (rank, i, j, work left, ∫ t · rate dt so far)
     now, k, total = 0.0, 0, 0.0
     while k < len(jobs) or waiting:
         if not waiting:
             now = max(now, jobs[k][0])
         while k < len(jobs) and jobs[k][0] <= now:
             _, i, j = jobs[k]
-            heapq.heappush(waiting, (rank[(i, j)], i, j, float(pieces[i][j])))
+            heapq.heappush(waiting, (rank[i][j], i, j, float(pieces[i][j]), 0.0))
             k += 1
-        order, i, j, left = heapq.heappop(waiting)
-        until = now + left / tracks if k == len(jobs) else min(now + left / tracks, jobs[k][0])
-        busy[(i, j)] += tracks * (until * until - now * now) / 2
-        left -= tracks * (until - now)
+        order, i, j, left, busy = heapq.heappop(waiting)
+        finish = now + left / tracks
+        ends = k == len(jobs) or finish <= jobs[k][0]  # decided by the end, not by what is left:
+        until = finish if ends else jobs[k][0]          # far from 0, now + left/tracks may not move
+        busy += tracks * (until * until - now * now) / 2
+        left = 0.0 if ends else left - tracks * (until - now)
         now = until
         if left > 1e-9:
-            heapq.heappush(waiting, (order, i, j, left))
+            heapq.heappush(waiting, (order, i, j, left, busy))
         else:
             q = pieces[i][j]
-            total += coef[i][j] * ((busy[(i, j)] / q if q else now) + q / 2)
+            total += coef[i][j] * ((busy / q if q else now) + q / 2)
     return total * (1 - 1e-9)
 
 

@@ -11,6 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -118,3 +119,32 @@ def test_a_block_too_large_to_model_keeps_the_hint_with_a_true_bound() -> None:
     result = optimum(w, time_limit=5)
     assert 300 > so.MAX_BLOCK and result.status == "feasible"
     assert 0 < result.bound < result.objective_X and result.gap > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), tables=st.integers(1, 4), tracks=st.integers(1, 3))
+def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tables: int, tracks: int) -> None:
+    """The search's bound on a label's pending updates (release and mean-busy-time bounds) as
+    compiled equals :func:`block_dp._rest`, on random tables, labels and free times."""
+    from staleness_lab.optimize import block_dp
+    from staleness_lab.optimize.block_bound import bounds
+
+    ints = st.integers(0, 10**7)
+    n = [data.draw(st.integers(0, 5)) for _ in range(tables)]
+    arrivals = [sorted(data.draw(st.lists(ints, min_size=k, max_size=k))) for k in n]
+    coef = [data.draw(st.lists(st.integers(0, 10**5), min_size=k, max_size=k)) for k in n]
+    pieces = [data.draw(st.lists(st.integers(0, 10**5), min_size=k, max_size=k)) for k in n]
+    own = [[c * p for c, p in zip(cs, ps)] for cs, ps in zip(coef, pieces)]
+    order = data.draw(st.permutations(range(sum(n))))
+    rank, place = [], iter(order)
+    for k in n:
+        rank.append([next(place) for _ in range(k)])
+    pending = tuple(data.draw(st.integers(0, k)) for k in n)
+    label = block_dp._Label(0, 0, tuple(sorted(data.draw(st.lists(ints, min_size=tracks, max_size=tracks)))),
+                            tuple(data.draw(st.lists(ints, min_size=tables, max_size=tables))), None, None)
+    arrays = block_dp._as_arrays(arrivals, coef, pieces, own, rank, n)
+    release, busy, fits = bounds(*arrays, np.array(pending, dtype=np.int64), label.tracks[0],
+                                 np.array(label.tables, dtype=np.int64), tracks)
+    assert fits
+    reference = block_dp._rest(arrivals, coef, pieces, own, rank, pending, label)
+    assert max(release, busy) == pytest.approx(reference, rel=1e-12, abs=1e-9)
