@@ -83,3 +83,12 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
             piece = pieces[which_i[best], which_j[best]]
             total += coef[which_i[best], which_j[best]] * ((busy[best] / piece if piece else now) + piece / 2)
     return release, total * (1 - 1e-9), True
+
+
+def compile_bounds() -> None:
+    """Compile :func:`bounds` (or load it from its cache) on a one-update instance, so no search
+    pays the compilation inside its time limit (``make setup`` calls it through
+    :func:`staleness_lab.api.warm`)."""
+    one = np.ones((1, 1), dtype=np.int64)
+    bounds(one, one, one, one, np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
+           np.zeros(1, dtype=np.int64), 0, np.zeros(1, dtype=np.int64), 1)
