@@ -71,33 +71,40 @@ class Batches:
         of the finish times) and ``k`` itself are candidates, so the cost is the arcs plus a
         binary search per batch, not a scan of every earlier batch per batch."""
         tardy = np.flatnonzero(self.tardy(beta_tardy))
-        finished_by = np.maximum.accumulate(self.finish) if len(self.finish) else self.finish
+        finished_by = np.maximum.accumulate(self.finish)
         first = np.searchsorted(finished_by, self.arrival[tardy], side="right")
         count = np.maximum(np.searchsorted(self.start, self.start[tardy], side="left") - first, 0)
         owner = np.repeat(np.arange(len(tardy)), count)
-        offset = np.concatenate(([0], np.cumsum(count)[:-1])) if len(count) else count
+        offset = np.cumsum(count) - count
         kid = np.arange(int(count.sum())) - np.repeat(offset - first, count)
         k = tardy[owner]
         overlap = np.minimum(self.finish[kid], self.start[k]) - np.maximum(self.start[kid], self.arrival[k])
         hit = overlap > 0
         owner, kid = owner[hit], kid[hit]
-        return Arcs(tardy=tardy, owner=owner, kid=kid, weight=overlap[hit] / self.cost[kid])
+        return Arcs(batches=self, beta_tardy=beta_tardy, tardy=tardy, owner=owner, kid=kid,
+                    weight=overlap[hit] / self.cost[kid])
 
 
 @dataclass(frozen=True)
 class Arcs:
-    """The blocking DAG: arc ``i`` goes from tardy batch ``tardy[owner[i]]`` to its blocker
-    ``kid[i]`` with weight ``weight[i]``; arcs are grouped by owner, owners in start order."""
+    """The blocking DAG of ``batches`` at ``beta_tardy``: arc ``i`` goes from tardy batch
+    ``tardy[owner[i]]`` to its blocker ``kid[i]`` with weight ``weight[i]``; arcs are grouped by
+    owner, owners in start order."""
 
+    batches: Batches
+    beta_tardy: float
     tardy: np.ndarray
     owner: np.ndarray
     kid: np.ndarray
     weight: np.ndarray
 
-    def own_table_wait(self, batches: Batches, position: int) -> bool:
-        """Whether tardy batch ``tardy[position]`` waited on a batch of its own table."""
-        kids = self.kid[self.owner == position]
-        return bool(np.any(batches.table[kids] == batches.table[self.tardy[position]]))
+    def diagnostic(self, position: int, lhs: float, rhs: float) -> "Diagnostic":
+        """The diagnostic's worst batch, tardy batch ``tardy[position]``, with its two sides."""
+        k = int(self.tardy[position])
+        table = self.batches.table
+        own = bool(np.any(table[self.kid[self.owner == position]] == table[k]))
+        return Diagnostic(lhs=float(lhs), rhs=float(rhs), batch=k, table=int(table[k]),
+                          start=float(self.batches.start[k]), own_table_wait=own, tardy_batches=len(self.tardy))
 
 
 def gamma(alpha: float, tables: int, tracks: int, beta_tardy: float, x: float) -> float:
@@ -120,29 +127,26 @@ class Diagnostic:
     tardy_batches: int
 
 
-def claim_3_5(batches: Batches, alpha: float, tables: int, tracks: int, x: float, beta_tardy: float) -> Diagnostic | None:
+def claim_3_5(dag: Arcs, alpha: float, tables: int, tracks: int, x: float) -> Diagnostic | None:
     """The tardy batch with the smallest ``sum (w b)^2 / (p^2 d^2 (1-x)^2 / (3 t alpha^2))``;
     None when no batch is tardy."""
-    dag = batches.arcs(beta_tardy)
     if not len(dag.tardy):
         return None
+    batches = dag.batches
     lhs = np.bincount(dag.owner, weights=(dag.weight * batches.b[dag.kid]) ** 2, minlength=len(dag.tardy))
     rhs = tracks**2 * batches.d[dag.tardy] ** 2 * (1 - x) ** 2 / (3 * tables * alpha**2)
     worst = int(np.argmin(lhs / rhs))  # rhs > 0: a tardy batch waited (d > 0), and alpha > 0, x < 1
-    k = int(dag.tardy[worst])
-    return Diagnostic(lhs=float(lhs[worst]), rhs=float(rhs[worst]), batch=k, table=int(batches.table[k]),
-                      start=float(batches.start[k]), own_table_wait=dag.own_table_wait(batches, worst),
-                      tardy_batches=len(dag.tardy))
+    return dag.diagnostic(worst, lhs[worst], rhs[worst])
 
 
-def lemma_3_4(batches: Batches, alpha: float, tables: int, tracks: int, x: float, beta_tardy: float) -> Diagnostic | None:
+def lemma_3_4(dag: Arcs, alpha: float, tables: int, tracks: int, x: float) -> Diagnostic | None:
     """The tardy batch with the largest ``(c+d)^2 / sum_j v_ij b_j^2``; None when none is tardy.
 
     ``S_k`` of a tardy batch sums over its blockers, which start earlier: one pass in start order
     (a topological order) computes them all."""
-    dag = batches.arcs(beta_tardy)
     if not len(dag.tardy):
         return None
+    batches, beta_tardy = dag.batches, dag.beta_tardy
     g = gamma(alpha, tables, tracks, beta_tardy, x)
     reach = np.where(batches.tardy(beta_tardy), 0.0, batches.b**2 / beta_tardy**2).tolist()
     step = (g * dag.weight**2).tolist()
@@ -159,7 +163,4 @@ def lemma_3_4(batches: Batches, alpha: float, tables: int, tracks: int, x: float
         lhs = lhs_all[k]
         if worst < 0 or lhs * worst_rhs > worst_lhs * total:
             worst, worst_lhs, worst_rhs = position, lhs, total
-    k = int(dag.tardy[worst])
-    return Diagnostic(lhs=worst_lhs, rhs=worst_rhs, batch=k, table=int(batches.table[k]),
-                      start=float(batches.start[k]), own_table_wait=dag.own_table_wait(batches, worst),
-                      tardy_batches=len(dag.tardy))
+    return dag.diagnostic(worst, worst_lhs, worst_rhs)

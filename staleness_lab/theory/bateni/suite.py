@@ -124,12 +124,12 @@ def _diagnostics(updates: list[TableUpdates], w: Workload, pre: tuple[Preconditi
     t, p = sum(1 for tb in w.tables if tb.is_base), w.tracks
     out = []
     usable = x < 1 and alpha > 0
-    batches = Batches.of(updates)
+    dag = Batches.of(updates).arcs(BETA_TARDY) if usable else None
     for claim, fn, theorem, direction in (
         ("claim-3.5", claim_3_5, "Bateni et al., Claim 3.5", ">="),
         ("lemma-3.4", lemma_3_4, "Bateni et al., Lemma 3.4", "<="),
     ):
-        worst = fn(batches, alpha, t, p, x, BETA_TARDY) if usable else None
+        worst = fn(dag, alpha, t, p, x) if dag is not None else None
         terms = {"beta_tardy": BETA_TARDY, "direction": direction}
         if worst is None:
             terms["tardy_batches"] = 0
