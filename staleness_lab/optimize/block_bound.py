@@ -14,11 +14,31 @@ caller then uses the Python reference.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
 #: Beyond this the release bound's int64 sum could overflow (the caller falls back to Python).
 INT_LIMIT = 4.0e18
+
+
+def instance_arrays(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]],
+                    pieces: Sequence[Sequence[int]], own: Sequence[Sequence[int]], rank: Sequence[Sequence[int]],
+                    n: Sequence[int]) -> tuple[np.ndarray, ...] | None:
+    """The search's instance as :func:`bounds` takes it (2-D int64 arrays ``[table, update]``,
+    then the update counts), or None when a number is beyond int64's range (the caller then uses
+    the Python reference)."""
+    width = max(n, default=0)
+    out = []
+    for rows in (arrivals, coef, pieces, own, rank):
+        if any(abs(v) > INT_LIMIT for row in rows for v in row):
+            return None
+        grid = np.zeros((len(n), width), dtype=np.int64)
+        for i, row in enumerate(rows):
+            grid[i, :len(row)] = row
+        out.append(grid)
+    return (*out, np.array(n, dtype=np.int64))
 
 
 @njit(cache=True)

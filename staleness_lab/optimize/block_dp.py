@@ -60,9 +60,9 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     for place, (i, j) in enumerate(smith):
         rank[i][j] = place
     # numba comes with the search, not with the package: it maps ~180 MB (sim/compiled.py)
-    from staleness_lab.optimize.block_bound import bounds
+    from staleness_lab.optimize.block_bound import bounds, instance_arrays
 
-    arrays = _as_arrays(arrivals, coef, pieces, own, rank, n)
+    arrays = instance_arrays(arrivals, coef, pieces, own, rank, n)
 
     def rest(done: tuple[int, ...], child: _Label) -> float:
         if arrays is not None:
@@ -91,24 +91,6 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
         out.append(best.batch)
         best = best.parent
     return out[::-1]
-
-
-def _as_arrays(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], pieces: Sequence[Sequence[int]],
-               own: Sequence[Sequence[int]], rank: Sequence[Sequence[int]], n: list[int]) -> tuple[np.ndarray, ...] | None:
-    """The instance as the compiled bound takes it (2-D int64 arrays ``[table, update]`` and the
-    update counts), or None when a number is beyond int64's range (the Python bound is used)."""
-    from staleness_lab.optimize.block_bound import INT_LIMIT
-
-    width = max(n, default=0)
-    out = []
-    for rows in (arrivals, coef, pieces, own, rank):
-        if any(abs(v) > INT_LIMIT for row in rows for v in row):
-            return None
-        grid = np.zeros((len(n), width), dtype=np.int64)
-        for i, row in enumerate(rows):
-            grid[i, :len(row)] = row
-        out.append(grid)
-    return (*out, np.array(n, dtype=np.int64))
 
 
 def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],

@@ -127,7 +127,7 @@ def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tab
     """The search's bound on a label's pending updates (release and mean-busy-time bounds) as
     compiled equals :func:`block_dp._rest`, on random tables, labels and free times."""
     from staleness_lab.optimize import block_dp
-    from staleness_lab.optimize.block_bound import bounds
+    from staleness_lab.optimize.block_bound import bounds, instance_arrays
 
     ints = st.integers(0, 10**7)
     n = [data.draw(st.integers(0, 5)) for _ in range(tables)]
@@ -142,7 +142,7 @@ def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tab
     pending = tuple(data.draw(st.integers(0, k)) for k in n)
     label = block_dp._Label(0, 0, tuple(sorted(data.draw(st.lists(ints, min_size=tracks, max_size=tracks)))),
                             tuple(data.draw(st.lists(ints, min_size=tables, max_size=tables))), None, None)
-    arrays = block_dp._as_arrays(arrivals, coef, pieces, own, rank, n)
+    arrays = instance_arrays(arrivals, coef, pieces, own, rank, n)
     release, busy, fits = bounds(*arrays, np.array(pending, dtype=np.int64), label.tracks[0],
                                  np.array(label.tables, dtype=np.int64), tracks)
     assert fits
