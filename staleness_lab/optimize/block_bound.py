@@ -14,6 +14,7 @@ caller then uses the Python reference.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,19 +43,50 @@ def instance_arrays(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[i
 
 
 @njit(cache=True)
+def _sift_down(heap: np.ndarray, key: np.ndarray, size: int) -> None:
+    """Restore the min-heap ``heap[:size]`` (of indices, ordered by ``key``) after its root changed."""
+    at = 0
+    while True:
+        child = 2 * at + 1
+        if child >= size:
+            return
+        if child + 1 < size and key[heap[child + 1]] < key[heap[child]]:
+            child += 1
+        if key[heap[child]] >= key[heap[at]]:
+            return
+        heap[at], heap[child] = heap[child], heap[at]
+        at = child
+
+
+@njit(cache=True)
+def _sift_up(heap: np.ndarray, key: np.ndarray, at: int) -> None:
+    """Restore the min-heap after ``heap[at]`` was appended."""
+    while at > 0:
+        parent = (at - 1) // 2
+        if key[heap[parent]] <= key[heap[at]]:
+            return
+        heap[at], heap[parent] = heap[parent], heap[at]
+        at = parent
+
+
+@njit(cache=True)
 def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, rank: np.ndarray,
            n: np.ndarray, pending: np.ndarray, track_free: int, table_free: np.ndarray,
-           tracks: int) -> tuple[int, float, bool]:
+           tracks: int, cutoff: float) -> tuple[int, float, bool]:
     """``(release bound, mean-busy-time bound, fits)`` of the updates ``pending[i]..n[i]-1`` of
     every table ``i`` (2-D arrays indexed ``[table, update]``); ``fits`` is False when the release
-    bound may exceed int64 (both numbers are then meaningless)."""
+    bound may exceed int64 (both numbers are then meaningless). A search only asks whether the
+    larger bound reaches ``cutoff``: once the release bound reaches it the busy-time bound is not
+    computed (0.0), and once the busy-time bound's sum of non-negative terms reaches it the sum
+    stops there; pass ``math.inf`` for both numbers in full."""
     tables = n.shape[0]
     m = 0
     for i in range(tables):
         m += n[i] - pending[i]
     ready = np.empty(m, np.int64)
-    which_i = np.empty(m, np.int64)
-    which_j = np.empty(m, np.int64)
+    key = np.empty(m, np.int64)  # Smith's rank
+    piece = np.empty(m, np.int64)
+    weight = np.empty(m, np.int64)
     release = 0
     approx = 0.0
     k = 0
@@ -65,32 +97,34 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
             approx += abs(float(coef[i, j]) * float(at)) + abs(float(own[i, j]))
             release += coef[i, j] * at + own[i, j]
             ready[k] = at
-            which_i[k] = i
-            which_j[k] = j
+            key[k] = rank[i, j]
+            piece[k] = pieces[i, j]
+            weight[k] = coef[i, j]
             k += 1
     if approx > INT_LIMIT:
         return 0, 0.0, False
+    if release >= cutoff:
+        return release, 0.0, True
     order = np.argsort(ready, kind="mergesort")
     left = np.zeros(m)
     busy = np.zeros(m)  # ∫ t · rate dt
-    waiting = np.zeros(m, np.bool_)
+    heap = np.empty(m, np.int64)  # the waiting pieces, Smith's order first (ranks are distinct)
+    size = 0
     now = 0.0
     nxt = 0
-    count = 0
     total = 0.0
-    while nxt < m or count > 0:
-        if count == 0:
+    stop = cutoff / (1 - 1e-9)
+    while nxt < m or size > 0:
+        if size == 0:
             now = max(now, float(ready[order[nxt]]))
         while nxt < m and ready[order[nxt]] <= now:
             q = order[nxt]
-            waiting[q] = True
-            left[q] = float(pieces[which_i[q], which_j[q]])
-            count += 1
+            left[q] = float(piece[q])
+            heap[size] = q
+            _sift_up(heap, key, size)
+            size += 1
             nxt += 1
-        best = -1
-        for q in range(m):  # the waiting piece first in Smith's order (ranks are distinct)
-            if waiting[q] and (best < 0 or rank[which_i[q], which_j[q]] < rank[which_i[best], which_j[best]]):
-                best = q
+        best = heap[0]
         finish = now + left[best] / tracks
         ends = nxt == m or finish <= ready[order[nxt]]  # by the end, as in Python: left alone may not reach 0
         until = finish if ends else float(ready[order[nxt]])
@@ -98,17 +132,19 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
         left[best] = 0.0 if ends else left[best] - tracks * (until - now)
         now = until
         if not left[best] > 1e-9:
-            waiting[best] = False
-            count -= 1
-            piece = pieces[which_i[best], which_j[best]]
-            total += coef[which_i[best], which_j[best]] * ((busy[best] / piece if piece else now) + piece / 2)
+            size -= 1
+            heap[0] = heap[size]
+            _sift_down(heap, key, size)
+            total += weight[best] * ((busy[best] / piece[best] if piece[best] else now) + piece[best] / 2)
+            if total >= stop:
+                break
     return release, total * (1 - 1e-9), True
 
 
 def compile_bounds() -> None:
     """Compile :func:`bounds` (or load it from its cache) on a one-update instance, so no search
-    pays the compilation inside its time limit (``make setup`` calls it through
-    :func:`staleness_lab.api.warm`)."""
+    pays the compilation inside its time limit (the Python reference search calls it from Python;
+    :func:`staleness_lab.optimize.block_labels.compile_search` warms both)."""
     one = np.ones((1, 1), dtype=np.int64)
     bounds(one, one, one, one, np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
-           np.zeros(1, dtype=np.int64), 0, np.zeros(1, dtype=np.int64), 1)
+           np.zeros(1, dtype=np.int64), 0, np.zeros(1, dtype=np.int64), 1, math.inf)

@@ -6,6 +6,7 @@ schedule with a true bound; the search gives up past its budget."""
 
 from __future__ import annotations
 
+import math
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -85,11 +86,14 @@ def test_the_search_gives_up_past_its_budget_and_says_when_the_hint_is_optimal()
     def dur(i: int, first: int, last: int) -> int:
         return 5 * (last - first + 1)
 
-    assert search(arrivals, dur, coef, pieces, 1, True, 10**9, 1, 1e18) is None
-    found = search(arrivals, dur, coef, pieces, 1, True, 10**9, 10**6, 1e18)
-    assert found and all(end - start == dur(i, a, b) for i, a, b, start, end in found)
-    best = sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found)
-    assert search(arrivals, dur, coef, pieces, 1, True, best, 10**6, 1e18) == []  # nothing below the best
+    for compiled in (True, False):
+        assert search(arrivals, dur, coef, pieces, 1, True, 10**9, 1, 1e18, compiled=compiled) is None
+        many = [list(range(6))] * 3  # past 256 labels, where the deadline (passed) is looked at
+        assert search(many, dur, [[1] * 6] * 3, [[5] * 6] * 3, 2, False, 10**9, 10**6, 0.0, compiled=compiled) is None
+        found = search(arrivals, dur, coef, pieces, 1, True, 10**9, 10**6, 1e18, compiled=compiled)
+        assert found and all(end - start == dur(i, a, b) for i, a, b, start, end in found)
+        best = sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found)
+        assert search(arrivals, dur, coef, pieces, 1, True, best, 10**6, 1e18, compiled=compiled) == []  # none below
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,11 +107,13 @@ def test_the_search_alone_equals_brute_force_on_one_and_two_tracks(data: dict[st
     coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
     pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
     upper = so._objective(grid, hint) + 1  # so that the search returns its minimum, the hint's own included
-    found = search(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**7, 1e18)
-    assert found
-    best = so._constant(grid) + Fraction(sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found),
-                                         grid.wscale * grid.scale**2)
-    assert best == brute_force(w, forced=forced).X
+    truth = brute_force(w, forced=forced).X
+    for compiled in (True, False):  # the compiled search and its Python reference
+        found = search(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**7, 1e18, compiled=compiled)
+        assert found
+        best = so._constant(grid) + Fraction(sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found),
+                                             grid.wscale * grid.scale**2)
+        assert best == truth
 
 
 def test_a_block_too_large_to_model_keeps_the_hint_with_a_true_bound() -> None:
@@ -144,7 +150,14 @@ def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tab
                             tuple(data.draw(st.lists(ints, min_size=tables, max_size=tables))), None, None)
     arrays = instance_arrays(arrivals, coef, pieces, own, rank, n)
     release, busy, fits = bounds(*arrays, np.array(pending, dtype=np.int64), label.tracks[0],
-                                 np.array(label.tables, dtype=np.int64), tracks)
+                                 np.array(label.tables, dtype=np.int64), tracks, math.inf)
     assert fits
     reference = block_dp._rest(arrivals, coef, pieces, own, rank, pending, label)
     assert max(release, busy) == pytest.approx(reference, rel=1e-12, abs=1e-9)
+    cutoff = data.draw(st.floats(0, 2 * reference + 1))  # a search's question: does the bound reach the cutoff?
+    cut = bounds(*arrays, np.array(pending, dtype=np.int64), label.tracks[0], np.array(label.tables, dtype=np.int64),
+                 tracks, cutoff)
+    if max(release, busy) < cutoff:
+        assert cut == (release, busy, True)
+    else:
+        assert cutoff <= max(cut[0], cut[1]) <= max(release, busy)

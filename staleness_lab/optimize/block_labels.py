@@ -1,0 +1,265 @@
+"""The labelling search of :mod:`staleness_lab.optimize.block_dp`, compiled: the same labels,
+children, Smith's swap rule, bound and dominance, over arrays instead of Python objects
+(``block_dp.search`` runs it when every number fits int64 and the states' keys fit, and keeps its
+Python loop as the reference this one equals; measured on a 48-update block of Bateni's X2
+instances at load .8 on one track, the Python loop spent about 130 µs per label, two thirds of it
+making children).
+
+Labels live in growing arrays (cost, weight of the last batch, sorted track free times, table free
+times, parent, last batch); a state (the next update of every table) is a mixed-radix integer
+key, and its labels are a linked list of label indices. States are expanded layer by layer (updates
+placed), as in Python; a dominated label is unlinked (its slot stays: a label is only dominated
+before its layer is expanded, so it has no children).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit, objmode, types
+from numba.typed import Dict
+
+from staleness_lab.optimize.block_bound import bounds
+
+#: The search's outcomes (:func:`search`'s status).
+FOUND, GAVE_UP, OVERFLOW = 0, 1, 2
+#: A state's key is Π (n_i + 1) at most this (int64 with room).
+KEY_LIMIT = 2**62
+
+
+def state_radices(n: np.ndarray) -> np.ndarray | None:
+    """Each table's place value in a state's key (mixed radix n_i + 1), or None when the keys
+    would pass :data:`KEY_LIMIT`."""
+    radices = np.ones(len(n), dtype=np.int64)
+    place = 1
+    for i, count in enumerate(n):
+        radices[i] = place
+        place *= int(count) + 1
+        if place > KEY_LIMIT:
+            return None
+    return radices
+
+
+@njit(cache=True)
+def _grown(a: np.ndarray) -> np.ndarray:
+    out = np.empty((2 * a.shape[0],) + a.shape[1:], a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def _covers(cost: np.ndarray, tracks: np.ndarray, tables: np.ndarray, x: int, y: int) -> bool:
+    """Whether label x is at least as good as label y in cost, every track and every table."""
+    if cost[x] > cost[y]:
+        return False
+    for k in range(tracks.shape[1]):
+        if tracks[x, k] > tracks[y, k]:
+            return False
+    for h in range(tables.shape[1]):
+        if tables[x, h] > tables[y, h]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _swap_is_better(r: np.ndarray, n: np.ndarray, forced: bool, batch: np.ndarray, weight: int,
+                    table_free_i: int, tracks: int, i: int, last: int, y_weight: int, free: int, start: int,
+                    end: int) -> bool:
+    """:func:`staleness_lab.optimize.block_dp._swap_is_better` on the parent's last ``batch``
+    (table, first, last, start, end; table -1 for the root) and ``weight``."""
+    x = batch[0]
+    if x < 0:
+        return False
+    x_last, x_start, x_end = batch[2], batch[3], batch[4]
+    if x == i or free != x_end or r[i, last] > x_start or table_free_i > x_start:
+        return False
+    if x_last + 1 < n[x]:
+        following = r[x, x_last + 1]
+        if tracks > 1:
+            if end > following:
+                return False
+        elif forced and x_start + (end - start) >= following:
+            return False
+    gain, loss = y_weight * (x_end - x_start), weight * (end - start)
+    return gain > loss or gain == loss and i < x
+
+
+@njit(cache=True)
+def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, rank: np.ndarray,
+           n: np.ndarray, dur: np.ndarray, radices: np.ndarray, tracks: int, forced: bool, upper: int,
+           budget: int, deadline: float) -> tuple[int, np.ndarray]:
+    """``(status, batches)``: FOUND with the batches ``(table, first, last, start, end)`` of a
+    schedule below ``upper``, minimal among them (none: an empty array); GAVE_UP past ``budget``
+    labels or ``deadline`` (``time.perf_counter``); OVERFLOW when a bound would pass int64 (the
+    caller runs the Python reference). Arrays as :func:`~.block_bound.bounds` takes them, and
+    ``dur[i, a, b]`` the duration of table i's batch of updates a..b."""
+    t_count = n.shape[0]
+    total = 0
+    for i in range(t_count):
+        total += n[i]
+    cap = 1 << 12
+    l_cost = np.zeros(cap, np.int64)
+    l_weight = np.zeros(cap, np.int64)
+    l_tracks = np.zeros((cap, tracks), np.int64)
+    l_tables = np.zeros((cap, t_count), np.int64)
+    l_parent = np.full(cap, -1, np.int64)
+    l_batch = np.full((cap, 5), -1, np.int64)
+    l_next = np.full(cap, -1, np.int64)
+    s_cap = 1 << 10
+    s_pending = np.zeros((s_cap, t_count), np.int64)
+    s_head = np.full(s_cap, -1, np.int64)
+    s_next = np.full(s_cap, -1, np.int64)
+    layer_head = np.full(total + 1, -1, np.int64)
+    keys = Dict.empty(key_type=types.int64, value_type=types.int64)
+    keys[0] = 0
+    s_head[0] = 0
+    layer_head[0] = 0
+    labels, states, made = 1, 1, 0
+    new_tracks = np.empty(tracks, np.int64)
+    new_tables = np.empty(t_count, np.int64)
+    done = np.empty(t_count, np.int64)
+    for layer in range(total):
+        s = layer_head[layer]
+        while s >= 0:
+            pending = s_pending[s].copy()
+            label = s_head[s]
+            while label >= 0:
+                for i in range(t_count):
+                    a = pending[i]
+                    weight = 0
+                    for b in range(a, n[i]):
+                        weight += coef[i, b]
+                        for k in range(tracks):
+                            free = l_tracks[label, k]
+                            if k > 0 and free == l_tracks[label, k - 1]:
+                                continue  # identical tracks: the first of equal free times stands for all
+                            start = max(free, l_tables[label, i], r[i, b])
+                            if forced and b + 1 < n[i] and start >= r[i, b + 1]:
+                                continue
+                            end = start + dur[i, a, b]
+                            if _swap_is_better(r, n, forced, l_batch[label], l_weight[label], l_tables[label, i],
+                                               tracks, i, b, weight, free, start, end):
+                                continue
+                            m = 0  # the tracks with k's free time replaced by end, sorted
+                            placed = False
+                            for q in range(tracks):
+                                if q == k:
+                                    continue
+                                value = l_tracks[label, q]
+                                if not placed and end <= value:
+                                    new_tracks[m] = end
+                                    m += 1
+                                    placed = True
+                                new_tracks[m] = value
+                                m += 1
+                            if not placed:
+                                new_tracks[m] = end
+                            done[:] = pending
+                            done[i] = b + 1
+                            for h in range(t_count):
+                                t = end if h == i else l_tables[label, h]
+                                if t <= new_tracks[0] or done[h] == n[h] or t <= r[h, done[h]]:
+                                    t = 0
+                                new_tables[h] = t
+                            cost = l_cost[label] + weight * end
+                            release, busy, fits = bounds(r, coef, pieces, own, rank, n, done, new_tracks[0],
+                                                         new_tables, tracks, float(upper - cost))
+                            if not fits:
+                                return OVERFLOW, np.empty((0, 5), np.int64)
+                            if release >= busy:
+                                if cost + release >= upper:
+                                    continue
+                            elif cost + busy >= upper:
+                                continue
+                            made += 1
+                            if made > budget:
+                                return GAVE_UP, np.empty((0, 5), np.int64)
+                            if made % 256 == 0:
+                                with objmode(now="float64"):
+                                    now = time.perf_counter()
+                                if now > deadline:
+                                    return GAVE_UP, np.empty((0, 5), np.int64)
+                            key = 0
+                            for h in range(t_count):
+                                key += done[h] * radices[h]
+                            if labels == l_cost.shape[0]:
+                                l_cost, l_weight, l_tracks = _grown(l_cost), _grown(l_weight), _grown(l_tracks)
+                                l_tables, l_parent, l_batch = _grown(l_tables), _grown(l_parent), _grown(l_batch)
+                                l_next = _grown(l_next)
+                            new = labels
+                            l_cost[new] = cost
+                            l_weight[new] = weight
+                            l_tracks[new] = new_tracks
+                            l_tables[new] = new_tables
+                            if key in keys:
+                                target = keys[key]
+                                x = s_head[target]
+                                dominated = False
+                                while x >= 0:
+                                    if _covers(l_cost, l_tracks, l_tables, x, new):
+                                        dominated = True
+                                        break
+                                    x = l_next[x]
+                                if dominated:
+                                    continue
+                                kept, x = -1, s_head[target]  # unlink the labels the new one covers
+                                while x >= 0:
+                                    following = l_next[x]
+                                    if not _covers(l_cost, l_tracks, l_tables, new, x):
+                                        l_next[x] = kept
+                                        kept = x
+                                    x = following
+                                s_head[target] = kept
+                            else:
+                                if states == s_pending.shape[0]:
+                                    s_pending, s_head, s_next = _grown(s_pending), _grown(s_head), _grown(s_next)
+                                target = states
+                                states += 1
+                                keys[key] = target
+                                s_pending[target] = done
+                                s_head[target] = -1
+                                depth = 0
+                                for h in range(t_count):
+                                    depth += done[h]
+                                s_next[target] = layer_head[depth]
+                                layer_head[depth] = target
+                            labels += 1
+                            l_parent[new] = label
+                            l_batch[new, 0], l_batch[new, 1], l_batch[new, 2] = i, a, b
+                            l_batch[new, 3], l_batch[new, 4] = start, end
+                            l_next[new] = s_head[target]
+                            s_head[target] = new
+                label = l_next[label]
+            s = s_next[s]
+    best = -1
+    s = layer_head[total]
+    if s >= 0:
+        x = s_head[s]
+        while x >= 0:
+            if best < 0 or l_cost[x] < l_cost[best]:
+                best = x
+            x = l_next[x]
+    count = 0
+    x = best
+    while x > 0:
+        count += 1
+        x = l_parent[x]
+    out = np.empty((count, 5), np.int64)
+    x = best
+    for place in range(count - 1, -1, -1):
+        out[place] = l_batch[x]
+        x = l_parent[x]
+    return FOUND, out
+
+
+def compile_search() -> None:
+    """Compile :func:`search` and the bound the Python reference calls (or load them from their
+    cache) on a one-update instance, so no search pays the compilation (about 20 s) inside its
+    time limit (``make setup`` calls it through :func:`staleness_lab.api.warm`)."""
+    from staleness_lab.optimize.block_bound import compile_bounds
+
+    compile_bounds()
+    one = np.ones((1, 1), dtype=np.int64)
+    search(one, one, one, one, np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
+           np.ones((1, 1, 1), dtype=np.int64), np.ones(1, dtype=np.int64), 1, True, 10, 10, 1e18)
