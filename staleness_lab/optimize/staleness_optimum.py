@@ -142,10 +142,13 @@ GRID_EXPONENTS = range(12, -7, -1)
 POLICY = "optimum"
 #: How :func:`optimum` solves: cut in time into blocks (module docstring, "Blocks"), or one model.
 METHODS = ("blocks", "monolithic")
-#: Labels the exact search of a block may make before it gives up.
-SEARCH_BUDGET = 1_000_000
-#: A block's time (:func:`_solve`): its first stage takes FIRST_SHARE of it (at most FIRST_CAP
-#: seconds), the second SECOND_SHARE of what is left, the first again the rest.
+#: Labels the exact search of a block may make before it gives up (its memory: about 200 bytes a
+#: label on 12 tables, so 1 GB; compiled, about 10 µs a label, so most of a minute).
+SEARCH_BUDGET = 5_000_000
+#: On one track the search takes this share of a block's time, CP-SAT the rest (:func:`_solve`).
+SEARCH_SHARE = 0.8
+#: On several tracks (:func:`_solve`): the first stage takes FIRST_SHARE of a block's time (at
+#: most FIRST_CAP seconds), the second SECOND_SHARE of what is left, the first again the rest.
 FIRST_SHARE = 0.2
 FIRST_CAP = 0.5
 SECOND_SHARE = 0.5
@@ -747,13 +750,14 @@ class _Solved:
 def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds: float, workers: int,
            searching: bool) -> _Solved:
     """One block within ``seconds`` (module docstring, "Blocks"): the hint itself when the pruned
-    windows' completion floor already meets it, or when time is out; else (``searching``) three
-    stages, each below the best schedule so far: the labelling search (strongest on one track,
-    where it breaks ties between adjacent batches by Smith's rule) or CP-SAT (on several) for
-    :data:`FIRST_SHARE` of the time (at most :data:`FIRST_CAP` seconds), the other for
-    :data:`SECOND_SHARE` of what is left, the first again with the rest (on several tracks after
-    a probe by the search of at most :data:`PROBE_CAP` seconds); CP-SAT alone when not
-    ``searching``."""
+    windows' completion floor already meets it, or when time is out; else (``searching``) stages,
+    each below the best schedule so far. On one track, the labelling search (where it breaks ties
+    between adjacent batches by Smith's rule) for :data:`SEARCH_SHARE` of the time, then CP-SAT,
+    whose schedule and bound an unproven block keeps: compiled, the search proves what CP-SAT does
+    not (it restarts, so one long run beats two halves). On several tracks, a probe by the search
+    of at most :data:`PROBE_CAP` seconds, CP-SAT for :data:`FIRST_SHARE` of the time (at most
+    :data:`FIRST_CAP` seconds), the search for :data:`SECOND_SHARE` of what is left, CP-SAT with
+    the rest. CP-SAT alone when not ``searching``."""
     deadline = time.perf_counter() + seconds
     upper = _objective(grid, hint)
     if sum(t.n for t in grid.tables) > MAX_BLOCK:  # too large to model: the hint, each update's earliest end
@@ -783,15 +787,16 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
         return _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
 
     now = _Solved(False, hint, floor)
-    first, second = (by_search, by_cp_sat) if tracks == 1 else (by_cp_sat, by_search)
-    if tracks > 1:  # a small block is settled by the search at once, before CP-SAT's set-up
-        now = by_search(now, time.perf_counter() + min(PROBE_CAP, FIRST_SHARE * seconds))
-        if now.proven:
-            return now
-    now = first(now, time.perf_counter() + min(FIRST_CAP, FIRST_SHARE * (deadline - time.perf_counter())))
+    if tracks == 1:
+        now = by_search(now, time.perf_counter() + SEARCH_SHARE * seconds)
+        return now if now.proven else by_cp_sat(now, deadline)
+    now = by_search(now, time.perf_counter() + min(PROBE_CAP, FIRST_SHARE * seconds))
+    if now.proven:  # a small block is settled by the search at once, before CP-SAT's set-up
+        return now
+    now = by_cp_sat(now, time.perf_counter() + min(FIRST_CAP, FIRST_SHARE * (deadline - time.perf_counter())))
     if not now.proven:
-        now = second(now, time.perf_counter() + SECOND_SHARE * (deadline - time.perf_counter()))
-    return now if now.proven else first(now, deadline)
+        now = by_search(now, time.perf_counter() + SECOND_SHARE * (deadline - time.perf_counter()))
+    return now if now.proven else by_cp_sat(now, deadline)
 
 
 def _cp_sat(grid: _Grid, tracks: int, wins: list[_Windows], hint: list[_Batch], seconds: float, workers: int,
