@@ -115,11 +115,11 @@ def _compiled_search(arrays: tuple[np.ndarray, ...], table: dict[tuple[int, int,
 
     width = max(n, default=0)
     dur = np.zeros((len(n), width, width), dtype=np.int64)
-    longest = 0
     for (i, a, b), value in table.items():
         dur[i, a, b] = value
-    for i, count in enumerate(n):
-        longest += sum(max(table[(i, a, b)] for a in range(j + 1) for b in range(j, count)) for j in range(count))
+    # per update j, the longest batch a..b holding it: max over a <= j of (max over b >= j of dur[i, a, b])
+    holding = np.maximum.accumulate(np.maximum.accumulate(dur[:, :, ::-1], axis=2)[:, :, ::-1], axis=1)
+    longest = sum(int(holding[i, j, j]) for i, count in enumerate(n) for j in range(count))
     last = int(arrays[0].max()) if arrays[0].size else 0
     radices = state_radices(n)
     if radices is None or sum(map(sum, coef)) * (last + longest) > INT_LIMIT or upper > INT_LIMIT or budget > INT_LIMIT:
