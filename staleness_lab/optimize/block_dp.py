@@ -25,8 +25,8 @@ The search runs compiled (:mod:`staleness_lab.optimize.block_labels`, with the b
 :mod:`staleness_lab.optimize.block_bound`) unless a number could pass int64; the loop here, with
 :func:`_rest`, is the reference it equals. On a 48-update block of Bateni's X2 instances (load
 .8, one track) 20,000 labels took 0.3 s compiled against 4.2 s here with the compiled bound, and
-15-21 s with the bound in Python; that block, unproven within 10 s before, is proven with
-about a million labels in 13 s.
+15-21 s with the bound in Python; proving that block takes about a million labels (6 s compiled,
+with another job on the machine).
 """
 
 from __future__ import annotations

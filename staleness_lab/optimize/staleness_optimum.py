@@ -145,7 +145,9 @@ METHODS = ("blocks", "monolithic")
 #: Labels the exact search of a block may make before it gives up (its memory: about 200 bytes a
 #: label on 12 tables, so 1 GB; compiled, about 10 µs a label, so most of a minute).
 SEARCH_BUDGET = 5_000_000
-#: On one track the search takes this share of a block's time, CP-SAT the rest (:func:`_solve`).
+#: On at most SEARCH_LEADS tracks the search takes SEARCH_SHARE of a block's time, CP-SAT the rest
+#: (:func:`_solve`).
+SEARCH_LEADS = 1
 SEARCH_SHARE = 0.8
 #: On several tracks (:func:`_solve`): the first stage takes FIRST_SHARE of a block's time (at
 #: most FIRST_CAP seconds), the second SECOND_SHARE of what is left, the first again the rest.
@@ -787,7 +789,7 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
         return _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
 
     now = _Solved(False, hint, floor)
-    if tracks == 1:
+    if tracks <= SEARCH_LEADS:
         now = by_search(now, time.perf_counter() + SEARCH_SHARE * seconds)
         return now if now.proven else by_cp_sat(now, deadline)
     now = by_search(now, time.perf_counter() + min(PROBE_CAP, FIRST_SHARE * seconds))
