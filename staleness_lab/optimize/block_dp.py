@@ -4,7 +4,11 @@ project's addition beside the CP-SAT model of :mod:`staleness_lab.optimize.stale
 The schedules searched are the brute force's (:mod:`staleness_lab.optimize.brute_force`):
 batches placed one after another, each left-shifted (it starts when its track, its table's
 previous batch and its last update allow) and, with forced batching, starting before its
-table's next arrival. Every left-shifted schedule is reached, so the minimum is the optimum.
+table's next arrival, each on the track that frees first. That loses no schedule: take any
+schedule's batches in order of start; when one starts on a track other than the earliest-free
+one, exchange the two tracks' remaining batches (tracks are identical, both are free by then,
+and every later batch starts no earlier); placing the batches in that order, each left-shifted
+on the earliest-free track, ends every batch no later. So the minimum is the optimum.
 
 A partial schedule is a *label* at the state ``pending`` (the next update of every table): its
 objective so far (Σ coef · C over the updates placed, integers on the grid), the free times of
@@ -13,8 +17,8 @@ when it no longer constrains: no track frees before it, or its next update arriv
 it has none left). Labels are expanded state by state
 in order of updates placed (every batch places at least one). A label is dropped when another
 at its state is at least as good in all three (objective, every track, every table): whatever
-completes the one completes the other no later. A batch is not placed right after one on the same
-track that it should have preceded by Smith's rule (:func:`_swap_is_better`): the swapped pair reaches
+completes the one completes the other no later. On one track, a batch is not placed right after one
+that it should have preceded by Smith's rule (:func:`_swap_is_better`): the swapped pair reaches
 the same state no later at a lower objective. A label is also dropped when its objective plus a
 bound on the rest reaches ``upper``: the larger of the release bound (every pending update j
 completes no earlier than ``max(r_j, the earliest track, its table) + its own duration``) and
@@ -140,39 +144,34 @@ def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], 
         weight = 0
         for b in range(a, n[i]):
             weight += coef[i][b]
-            for k, free in enumerate(label.tracks):
-                if k and free == label.tracks[k - 1]:
-                    continue  # identical tracks: the first of equal free times stands for all
-                start = max(free, label.tables[i], arrivals[i][b])
-                if forced and b + 1 < n[i] and start >= arrivals[i][b + 1]:
-                    continue
-                end = start + dur(i, a, b)
-                if _swap_is_better(arrivals, forced, n, label, i, b, weight, free, start, end):
-                    continue
-                tracks = tuple(sorted(label.tracks[:k] + (end,) + label.tracks[k + 1:]))
-                done = pending[:i] + (b + 1,) + pending[i + 1:]
-                tables = tuple(0 if t <= tracks[0] or done[h] == n[h] or t <= arrivals[h][done[h]] else t
-                               for h, t in enumerate(label.tables[:i] + (end,) + label.tables[i + 1:]))
-                yield _Label(label.cost + weight * end, weight, tracks, tables, label, (i, a, b, start, end)), done
+            start = max(label.tracks[0], label.tables[i], arrivals[i][b])  # on the earliest-free track
+            if forced and b + 1 < n[i] and start >= arrivals[i][b + 1]:
+                continue
+            end = start + dur(i, a, b)
+            if len(label.tracks) == 1 and _swap_is_better(arrivals, forced, n, label, i, b, weight, start, end):
+                continue
+            tracks = tuple(sorted((end,) + label.tracks[1:]))
+            done = pending[:i] + (b + 1,) + pending[i + 1:]
+            tables = tuple(0 if t <= tracks[0] or done[h] == n[h] or t <= arrivals[h][done[h]] else t
+                           for h, t in enumerate(label.tables[:i] + (end,) + label.tables[i + 1:]))
+            yield _Label(label.cost + weight * end, weight, tracks, tables, label, (i, a, b, start, end)), done
 
 
 def _swap_is_better(arrivals: Sequence[Sequence[int]], forced: bool, n: list[int], label: _Label, i: int, last: int,
-                    weight: int, free: int, start: int, end: int) -> bool:
-    """Whether the new batch Y (table i, updates up to ``last``, ``weight``, on the track free at
-    ``free``, run ``start``..``end``) right after the label's last batch X on X's track should
-    have run first (Smith's rule between adjacent batches): Y and its table were ready by X's
-    start, X started Y's duration later still meets forced batching (on several tracks: X's
-    table has no update arriving before Y's end, so its later free time binds nothing), and
-    weight_Y·dur_X > weight_X·dur_Y (ties: the lower table first). Y then X reaches the same
-    state no later at a lower cost, and the search reaches it: Y after X is dropped."""
+                    weight: int, start: int, end: int) -> bool:
+    """On one track: whether the new batch Y (table i, updates up to ``last``, ``weight``, run
+    ``start``..``end``) right after the label's last batch X should have run first (Smith's rule
+    between adjacent batches): Y and its table were ready by X's start, X started Y's duration
+    later still meets forced batching, and weight_Y·dur_X > weight_X·dur_Y (ties: the lower
+    table first). Y then X reaches the same state no later at a lower cost, and the search
+    reaches it: Y after X is dropped. (On several tracks the swapped pair, each on the
+    earliest-free track, need not share one, so the rule is not used there.)"""
     if label.batch is None:
         return False
     x, _, x_last, x_start, x_end = label.batch
-    if x == i or free != x_end or arrivals[i][last] > x_start or label.tables[i] > x_start:
+    if x == i or arrivals[i][last] > x_start or label.tables[i] > x_start:
         return False
-    following = arrivals[x][x_last + 1] if x_last + 1 < n[x] else None
-    if following is not None and (end > following if len(label.tracks) > 1
-                                  else forced and x_start + (end - start) >= following):
+    if forced and x_last + 1 < n[x] and x_start + (end - start) >= arrivals[x][x_last + 1]:
         return False
     gain, loss = weight * (x_end - x_start), label.weight * (end - start)
     return gain > loss or gain == loss and i < x

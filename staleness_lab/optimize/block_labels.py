@@ -64,23 +64,17 @@ def _covers(cost: np.ndarray, tracks: np.ndarray, tables: np.ndarray, x: int, y:
 
 @njit(cache=True)
 def _swap_is_better(r: np.ndarray, n: np.ndarray, forced: bool, batch: np.ndarray, weight: int,
-                    table_free_i: int, tracks: int, i: int, last: int, y_weight: int, free: int, start: int,
-                    end: int) -> bool:
-    """:func:`staleness_lab.optimize.block_dp._swap_is_better` on the parent's last ``batch``
-    (table, first, last, start, end; table -1 for the root) and ``weight``."""
+                    table_free_i: int, i: int, last: int, y_weight: int, start: int, end: int) -> bool:
+    """:func:`staleness_lab.optimize.block_dp._swap_is_better` (one track) on the parent's last
+    ``batch`` (table, first, last, start, end; table -1 for the root) and ``weight``."""
     x = batch[0]
     if x < 0:
         return False
     x_last, x_start, x_end = batch[2], batch[3], batch[4]
-    if x == i or free != x_end or r[i, last] > x_start or table_free_i > x_start:
+    if x == i or r[i, last] > x_start or table_free_i > x_start:
         return False
-    if x_last + 1 < n[x]:
-        following = r[x, x_last + 1]
-        if tracks > 1:
-            if end > following:
-                return False
-        elif forced and x_start + (end - start) >= following:
-            return False
+    if forced and x_last + 1 < n[x] and x_start + (end - start) >= r[x, x_last + 1]:
+        return False
     gain, loss = y_weight * (x_end - x_start), weight * (end - start)
     return gain > loss or gain == loss and i < x
 
@@ -130,106 +124,100 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                     weight = 0
                     for b in range(a, n[i]):
                         weight += coef[i, b]
-                        for k in range(tracks):
-                            free = l_tracks[label, k]
-                            if k > 0 and free == l_tracks[label, k - 1]:
-                                continue  # identical tracks: the first of equal free times stands for all
-                            start = max(free, l_tables[label, i], r[i, b])
-                            if forced and b + 1 < n[i] and start >= r[i, b + 1]:
-                                continue
-                            end = start + dur[i, a, b]
-                            if _swap_is_better(r, n, forced, l_batch[label], l_weight[label], l_tables[label, i],
-                                               tracks, i, b, weight, free, start, end):
-                                continue
-                            m = 0  # the tracks with k's free time replaced by end, sorted
-                            placed = False
-                            for q in range(tracks):
-                                if q == k:
-                                    continue
-                                value = l_tracks[label, q]
-                                if not placed and end <= value:
-                                    new_tracks[m] = end
-                                    m += 1
-                                    placed = True
-                                new_tracks[m] = value
-                                m += 1
-                            if not placed:
+                        start = max(l_tracks[label, 0], l_tables[label, i], r[i, b])  # the earliest-free track
+                        if forced and b + 1 < n[i] and start >= r[i, b + 1]:
+                            continue
+                        end = start + dur[i, a, b]
+                        if tracks == 1 and _swap_is_better(r, n, forced, l_batch[label], l_weight[label],
+                                                           l_tables[label, i], i, b, weight, start, end):
+                            continue
+                        m = 0  # the other tracks' free times with end inserted, sorted
+                        placed = False
+                        for q in range(1, tracks):
+                            value = l_tracks[label, q]
+                            if not placed and end <= value:
                                 new_tracks[m] = end
-                            done[:] = pending
-                            done[i] = b + 1
-                            for h in range(t_count):
-                                t = end if h == i else l_tables[label, h]
-                                if t <= new_tracks[0] or done[h] == n[h] or t <= r[h, done[h]]:
-                                    t = 0
-                                new_tables[h] = t
-                            cost = l_cost[label] + weight * end
-                            release, busy, fits = bounds(r, coef, pieces, own, rank, n, done, new_tracks[0],
-                                                         new_tables, tracks, float(upper - cost))
-                            if not fits:
-                                return OVERFLOW, np.empty((0, 5), np.int64)
-                            if release >= busy:
-                                if cost + release >= upper:
-                                    continue
-                            elif cost + busy >= upper:
+                                m += 1
+                                placed = True
+                            new_tracks[m] = value
+                            m += 1
+                        if not placed:
+                            new_tracks[m] = end
+                        done[:] = pending
+                        done[i] = b + 1
+                        for h in range(t_count):
+                            t = end if h == i else l_tables[label, h]
+                            if t <= new_tracks[0] or done[h] == n[h] or t <= r[h, done[h]]:
+                                t = 0
+                            new_tables[h] = t
+                        cost = l_cost[label] + weight * end
+                        release, busy, fits = bounds(r, coef, pieces, own, rank, n, done, new_tracks[0],
+                                                     new_tables, tracks, float(upper - cost))
+                        if not fits:
+                            return OVERFLOW, np.empty((0, 5), np.int64)
+                        if release >= busy:
+                            if cost + release >= upper:
                                 continue
-                            made += 1
-                            if made > budget:
+                        elif cost + busy >= upper:
+                            continue
+                        made += 1
+                        if made > budget:
+                            return GAVE_UP, np.empty((0, 5), np.int64)
+                        if made % 256 == 0:
+                            with objmode(now="float64"):
+                                now = time.perf_counter()
+                            if now > deadline:
                                 return GAVE_UP, np.empty((0, 5), np.int64)
-                            if made % 256 == 0:
-                                with objmode(now="float64"):
-                                    now = time.perf_counter()
-                                if now > deadline:
-                                    return GAVE_UP, np.empty((0, 5), np.int64)
-                            key = 0
+                        key = 0
+                        for h in range(t_count):
+                            key += done[h] * radices[h]
+                        if labels == l_cost.shape[0]:
+                            l_cost, l_weight, l_tracks = _grown(l_cost), _grown(l_weight), _grown(l_tracks)
+                            l_tables, l_parent, l_batch = _grown(l_tables), _grown(l_parent), _grown(l_batch)
+                            l_next = _grown(l_next)
+                        new = labels
+                        l_cost[new] = cost
+                        l_weight[new] = weight
+                        l_tracks[new] = new_tracks
+                        l_tables[new] = new_tables
+                        if key in keys:
+                            target = keys[key]
+                            x = s_head[target]
+                            dominated = False
+                            while x >= 0:
+                                if _covers(l_cost, l_tracks, l_tables, x, new):
+                                    dominated = True
+                                    break
+                                x = l_next[x]
+                            if dominated:
+                                continue
+                            kept, x = -1, s_head[target]  # unlink the labels the new one covers
+                            while x >= 0:
+                                following = l_next[x]
+                                if not _covers(l_cost, l_tracks, l_tables, new, x):
+                                    l_next[x] = kept
+                                    kept = x
+                                x = following
+                            s_head[target] = kept
+                        else:
+                            if states == s_pending.shape[0]:
+                                s_pending, s_head, s_next = _grown(s_pending), _grown(s_head), _grown(s_next)
+                            target = states
+                            states += 1
+                            keys[key] = target
+                            s_pending[target] = done
+                            s_head[target] = -1
+                            depth = 0
                             for h in range(t_count):
-                                key += done[h] * radices[h]
-                            if labels == l_cost.shape[0]:
-                                l_cost, l_weight, l_tracks = _grown(l_cost), _grown(l_weight), _grown(l_tracks)
-                                l_tables, l_parent, l_batch = _grown(l_tables), _grown(l_parent), _grown(l_batch)
-                                l_next = _grown(l_next)
-                            new = labels
-                            l_cost[new] = cost
-                            l_weight[new] = weight
-                            l_tracks[new] = new_tracks
-                            l_tables[new] = new_tables
-                            if key in keys:
-                                target = keys[key]
-                                x = s_head[target]
-                                dominated = False
-                                while x >= 0:
-                                    if _covers(l_cost, l_tracks, l_tables, x, new):
-                                        dominated = True
-                                        break
-                                    x = l_next[x]
-                                if dominated:
-                                    continue
-                                kept, x = -1, s_head[target]  # unlink the labels the new one covers
-                                while x >= 0:
-                                    following = l_next[x]
-                                    if not _covers(l_cost, l_tracks, l_tables, new, x):
-                                        l_next[x] = kept
-                                        kept = x
-                                    x = following
-                                s_head[target] = kept
-                            else:
-                                if states == s_pending.shape[0]:
-                                    s_pending, s_head, s_next = _grown(s_pending), _grown(s_head), _grown(s_next)
-                                target = states
-                                states += 1
-                                keys[key] = target
-                                s_pending[target] = done
-                                s_head[target] = -1
-                                depth = 0
-                                for h in range(t_count):
-                                    depth += done[h]
-                                s_next[target] = layer_head[depth]
-                                layer_head[depth] = target
-                            labels += 1
-                            l_parent[new] = label
-                            l_batch[new, 0], l_batch[new, 1], l_batch[new, 2] = i, a, b
-                            l_batch[new, 3], l_batch[new, 4] = start, end
-                            l_next[new] = s_head[target]
-                            s_head[target] = new
+                                depth += done[h]
+                            s_next[target] = layer_head[depth]
+                            layer_head[depth] = target
+                        labels += 1
+                        l_parent[new] = label
+                        l_batch[new, 0], l_batch[new, 1], l_batch[new, 2] = i, a, b
+                        l_batch[new, 3], l_batch[new, 4] = start, end
+                        l_next[new] = s_head[target]
+                        s_head[target] = new
                 label = l_next[label]
             s = s_next[s]
     best = -1

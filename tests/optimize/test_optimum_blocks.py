@@ -101,7 +101,24 @@ def test_the_search_gives_up_past_its_budget_and_says_when_the_hint_is_optimal()
 def test_the_search_alone_equals_brute_force_on_one_and_two_tracks(data: dict[str, Any], forced: bool) -> None:
     """The labelling search over a whole small instance (no cut, no CP-SAT), with Smith's rule
     between adjacent batches on one track: its minimum is the brute force's."""
-    w = parse_workload({**data, "tables": [{**t, "arrivals": [a / 4 for a in t["arrivals"]]} for t in data["tables"]]})
+    _search_equals_brute_force({**data, "tables": [{**t, "arrivals": [a / 4 for a in t["arrivals"]]}
+                                                   for t in data["tables"]]}, forced)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=replayed_workloads(6, 12, alphas=(0, 0.1, 0.3), betas=(0.05, 0.2, 0.5)), tracks=st.integers(2, 3),
+       forced=st.booleans())
+def test_the_earliest_free_track_loses_no_schedule_on_crowded_tracks(data: dict[str, Any], tracks: int,
+                                                                     forced: bool) -> None:
+    """Each batch goes on the earliest-free track (block_dp's docstring: an exchange of two
+    tracks' futures): on 2-3 tracks with every release within 1.2 time units of each other, so
+    that tracks are busy at once, the search's minimum is still the brute force's, which tries
+    every track."""
+    _search_equals_brute_force({**data, "tracks": tracks}, forced)
+
+
+def _search_equals_brute_force(data: dict[str, Any], forced: bool) -> None:
+    w = parse_workload(data)
     grid = so._grid(so.exact_tables(w))
     hint = so._hint_schedule(w, grid)
     coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
