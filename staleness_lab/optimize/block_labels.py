@@ -1,9 +1,9 @@
 """The labelling search of :mod:`staleness_lab.optimize.block_dp`, compiled: the same labels,
 children, Smith's swap rule, bound and dominance, over arrays instead of Python objects
 (``block_dp.search`` runs it when every number fits int64 and the states' keys fit, and keeps its
-Python loop as the reference this one equals; measured on a 48-update block of Bateni's X2
-instances at load .8 on one track, the Python loop spent about 130 µs per label, two thirds of it
-making children).
+Python loop as the reference this one equals; on a 48-update block of Bateni's X2 instances at
+load .8 on one track, 20,000 labels took the Python loop 2.6-4.2 s with the compiled bound, and
+this search 0.3 s).
 
 Labels live in growing arrays (cost, weight of the last batch, sorted track free times, table free
 times, parent, last batch); a state (the next update of every table) is a mixed-radix integer
