@@ -146,8 +146,9 @@ METHODS = ("blocks", "monolithic")
 #: label on 12 tables, so 1 GB; compiled, about 10 µs a label, so most of a minute).
 SEARCH_BUDGET = 5_000_000
 #: On at most SEARCH_LEADS tracks the search takes SEARCH_SHARE of a block's time, CP-SAT the rest
-#: (:func:`_solve`).
-SEARCH_LEADS = 1
+#: (:func:`_solve`): on Bateni's 12 x 14 instances at load .8 on two tracks, leading proved the
+#: same 3 of 10 as CP-SAT leading, each 2-4 times sooner (more tracks: not measured, CP-SAT leads).
+SEARCH_LEADS = 2
 SEARCH_SHARE = 0.8
 #: On several tracks (:func:`_solve`): the first stage takes FIRST_SHARE of a block's time (at
 #: most FIRST_CAP seconds), the second SECOND_SHARE of what is left, the first again the rest.
@@ -753,10 +754,11 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
            searching: bool) -> _Solved:
     """One block within ``seconds`` (module docstring, "Blocks"): the hint itself when the pruned
     windows' completion floor already meets it, or when time is out; else (``searching``) stages,
-    each below the best schedule so far. On one track, the labelling search (where it breaks ties
-    between adjacent batches by Smith's rule) for :data:`SEARCH_SHARE` of the time, then CP-SAT,
+    each below the best schedule so far. On one track, the labelling search for
+    :data:`SEARCH_SHARE` of the time, then CP-SAT,
     whose schedule and bound an unproven block keeps: compiled, the search proves what CP-SAT does
-    not (it restarts, so one long run beats two halves). On several tracks, a probe by the search
+    not (it restarts, so one long run beats two halves). The same on two tracks
+    (:data:`SEARCH_LEADS`). On more tracks, a probe by the search
     of at most :data:`PROBE_CAP` seconds, CP-SAT for :data:`FIRST_SHARE` of the time (at most
     :data:`FIRST_CAP` seconds), the search for :data:`SECOND_SHARE` of what is left, CP-SAT with
     the rest. CP-SAT alone when not ``searching``."""
