@@ -128,7 +128,14 @@ def _compiled_search(arrays: tuple[np.ndarray, ...], table: dict[tuple[int, int,
     radices = state_radices(n)
     if radices is None or sum(map(sum, coef)) * (last + longest) > INT_LIMIT or upper > INT_LIMIT or budget > INT_LIMIT:
         return "overflow"
-    status, batches = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline)
+    try:
+        status, batches = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline)
+    except SystemError as error:
+        # A signal handler raised inside the search's clock check (Python code, every 256 labels):
+        # the search returns at once and CPython reports its exception as this error's cause.
+        if error.__cause__ is None:
+            raise
+        raise error.__cause__ from None
     if status == FOUND:
         return [tuple(int(v) for v in row) for row in batches]
     return None if status == GAVE_UP else "overflow"

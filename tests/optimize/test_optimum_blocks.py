@@ -178,3 +178,30 @@ def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tab
         assert cut == (release, busy, True)
     else:
         assert cutoff <= max(cut[0], cut[1]) <= max(release, busy)
+
+
+def test_a_signal_inside_the_compiled_search_raises_its_own_exception() -> None:
+    """A signal handler runs in the compiled search's clock check (Python, every 256 labels); its
+    exception ends the search and reaches the caller as itself, not as a SystemError. The
+    search is over a whole 168-update instance with no deadline, which it cannot finish."""
+    import signal
+
+    w = poisson_workload(12, 14, 1, 0.8, 7)
+    grid = so._grid(so.exact_tables(w))
+    coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+    pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
+
+    def interrupt(*_: object) -> None:
+        raise KeyboardInterrupt("the test's alarm")
+
+    from staleness_lab.optimize.block_labels import compile_search
+
+    compile_search()  # loaded before the alarm, so that it goes off inside the search
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt, match="the test's alarm"):
+            search(grid.r, grid.dur, coef, pieces, 1, True, 2**61, 10**9, math.inf)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
