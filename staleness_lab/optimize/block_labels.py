@@ -207,9 +207,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                             keys[key] = target
                             s_pending[target] = done
                             s_head[target] = -1
-                            depth = 0
-                            for h in range(t_count):
-                                depth += done[h]
+                            depth = layer + b + 1 - a  # the updates placed: this layer's and the batch's
                             s_next[target] = layer_head[depth]
                             layer_head[depth] = target
                         labels += 1
