@@ -6,9 +6,14 @@ one track, the bound took 92 % of the search's time in Python).
 Two bounds, as in :func:`staleness_lab.optimize.block_dp._rest`: the *release bound* (every
 pending update ``j`` completes no earlier than its ready time, ``max(r_j, the earliest track,
 its table)``, plus its own duration), an exact integer, and the *mean-busy-time bound* (Goemans
-1996: preemptive Smith's rule on one machine of speed ``tracks`` from the ready times, ``Σ coef_j
-(M_j + q_j/2)``), whose float operations are Python's in Python's order, slightly lowered against
-rounding. Numbers are int64: :func:`bounds` reports when the release bound would not fit, and the
+1996: preemptive Smith's rule on one machine from the ready times, ``Σ coef_j (M_j + q_j/2)``),
+whose float operations are Python's in Python's order, slightly lowered against rounding. The
+machine's speed at time t is the number of tracks free by t (a track still running a placed batch
+adds nothing before it frees): no schedule on the tracks processes the pending pieces faster, so
+its mean busy times are at least the relaxation's (preemptive Smith's rule is optimal for them
+under any speed profile, by the same exchange), and each piece, run at rate 1 on one track, ends
+q_j/2 after its own. With every track free from the start this is Goemans' speed-``tracks``
+machine; on two tracks whose second frees late (the batch just placed), it is tighter. Numbers are int64: :func:`bounds` reports when the release bound would not fit, and the
 caller then uses the Python reference.
 """
 
@@ -71,10 +76,11 @@ def _sift_up(heap: np.ndarray, key: np.ndarray, at: int) -> None:
 
 @njit(cache=True)
 def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, rank: np.ndarray,
-           n: np.ndarray, pending: np.ndarray, track_free: int, table_free: np.ndarray,
-           tracks: int, cutoff: float) -> tuple[int, float, bool]:
+           n: np.ndarray, pending: np.ndarray, track_free: np.ndarray, table_free: np.ndarray,
+           cutoff: float) -> tuple[int, float, bool]:
     """``(release bound, mean-busy-time bound, fits)`` of the updates ``pending[i]..n[i]-1`` of
-    every table ``i`` (2-D arrays indexed ``[table, update]``); ``fits`` is False when the release
+    every table ``i`` (2-D arrays indexed ``[table, update]``) when the tracks free at
+    ``track_free`` (sorted) and the tables at ``table_free``; ``fits`` is False when the release
     bound may exceed int64 (both numbers are then meaningless). A search only asks whether the
     larger bound reaches ``cutoff``: once the release bound reaches it the busy-time bound is not
     computed (0.0), and once the busy-time bound's sum of non-negative terms reaches it the sum
@@ -91,7 +97,7 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     approx = 0.0
     k = 0
     for i in range(tables):
-        floor = max(track_free, table_free[i])
+        floor = max(track_free[0], table_free[i])
         for j in range(pending[i], n[i]):
             at = max(r[i, j], floor)
             approx += abs(float(coef[i, j]) * float(at)) + abs(float(own[i, j]))
@@ -114,6 +120,8 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     nxt = 0
     total = 0.0
     stop = cutoff / (1 - 1e-9)
+    tracks = track_free.shape[0]
+    speed = 0  # the tracks free by now
     while nxt < m or size > 0:
         if size == 0:
             now = max(now, float(ready[order[nxt]]))
@@ -124,12 +132,19 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
             _sift_up(heap, key, size)
             size += 1
             nxt += 1
+        while speed < tracks and track_free[speed] <= now:
+            speed += 1
+        event = math.inf  # the next arrival or the next track to free
+        if nxt < m:
+            event = float(ready[order[nxt]])
+        if speed < tracks:
+            event = min(event, float(track_free[speed]))
         best = heap[0]
-        finish = now + left[best] / tracks
-        ends = nxt == m or finish <= ready[order[nxt]]  # by the end, as in Python: left alone may not reach 0
-        until = finish if ends else float(ready[order[nxt]])
-        busy[best] += tracks * (until * until - now * now) / 2
-        left[best] = 0.0 if ends else left[best] - tracks * (until - now)
+        finish = now + left[best] / speed
+        ends = finish <= event  # by the end, as in Python: left alone may not reach 0
+        until = finish if ends else event
+        busy[best] += speed * (until * until - now * now) / 2
+        left[best] = 0.0 if ends else left[best] - speed * (until - now)
         now = until
         if not left[best] > 1e-9:
             size -= 1
@@ -147,4 +162,4 @@ def compile_bounds() -> None:
     :func:`staleness_lab.optimize.block_labels.compile_search` warms both)."""
     one = np.ones((1, 1), dtype=np.int64)
     bounds(one, one, one, one, np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
-           np.zeros(1, dtype=np.int64), 0, np.zeros(1, dtype=np.int64), 1, math.inf)
+           np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), math.inf)

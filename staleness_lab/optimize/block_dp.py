@@ -81,8 +81,8 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
 
     def rest(done: tuple[int, ...], child: _Label) -> float:
         if arrays is not None:
-            release, busy, fits = bounds(*arrays, np.array(done, dtype=np.int64), child.tracks[0],
-                                         np.array(child.tables, dtype=np.int64), len(child.tracks), math.inf)
+            release, busy, fits = bounds(*arrays, np.array(done, dtype=np.int64), np.array(child.tracks, dtype=np.int64),
+                                         np.array(child.tables, dtype=np.int64), math.inf)
             if fits:
                 return max(release, busy)
         return _rest(arrivals, coef, pieces, own, rank, done, child)
@@ -197,18 +197,21 @@ def _rest(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], piec
             ready = max(arrivals[i][j], floor)
             release += coef[i][j] * ready + own[i][j]
             jobs.append((ready, i, j))
-    return max(release, _busy_time_bound(jobs, coef, pieces, rank, len(label.tracks)))
+    return max(release, _busy_time_bound(jobs, coef, pieces, rank, label.tracks))
 
 
 def _busy_time_bound(jobs: list[tuple[int, int, int]], coef: Sequence[Sequence[int]],
-                     pieces: Sequence[Sequence[int]], rank: Sequence[Sequence[int]], tracks: int) -> float:
+                     pieces: Sequence[Sequence[int]], rank: Sequence[Sequence[int]],
+                     tracks: tuple[int, ...]) -> float:
     """Σ coef_j (M_j + q_j/2) with M_j the mean busy time of piece j under preemptive Smith's
-    rule (``rank``: each update's place in Smith's order) on one machine of speed ``tracks`` from
-    the ``ready`` times (Goemans 1996: no schedule has a smaller Σ coef M, and a piece run at
-    rate 1 ends q_j/2 after its mean busy time); slightly lowered against float rounding."""
+    rule (``rank``: each update's place in Smith's order) on one machine from the ``ready``
+    times, whose speed at time t is the number of ``tracks`` (sorted free times) free by t
+    (Goemans 1996, with a speed profile: no schedule on the tracks has a smaller Σ coef M, and a
+    piece run at rate 1 ends q_j/2 after its mean busy time; :mod:`~.block_bound`); slightly
+    lowered against float rounding."""
     jobs.sort()
     waiting: list[tuple[int, int, int, float, float]] = []  # (rank, i, j, work left, ∫ t · rate dt so far)
-    now, k, total = 0.0, 0, 0.0
+    now, k, total, speed = 0.0, 0, 0.0, 0
     while k < len(jobs) or waiting:
         if not waiting:
             now = max(now, jobs[k][0])
@@ -216,12 +219,15 @@ def _busy_time_bound(jobs: list[tuple[int, int, int]], coef: Sequence[Sequence[i
             _, i, j = jobs[k]
             heapq.heappush(waiting, (rank[i][j], i, j, float(pieces[i][j]), 0.0))
             k += 1
+        while speed < len(tracks) and tracks[speed] <= now:
+            speed += 1
+        event = min(jobs[k][0] if k < len(jobs) else math.inf, tracks[speed] if speed < len(tracks) else math.inf)
         order, i, j, left, busy = heapq.heappop(waiting)
-        finish = now + left / tracks
-        ends = k == len(jobs) or finish <= jobs[k][0]  # decided by the end, not by what is left:
-        until = finish if ends else jobs[k][0]          # far from 0, now + left/tracks may not move
-        busy += tracks * (until * until - now * now) / 2
-        left = 0.0 if ends else left - tracks * (until - now)
+        finish = now + left / speed
+        ends = finish <= event         # decided by the end, not by what is left:
+        until = finish if ends else event  # far from 0, now + left/speed may not move
+        busy += speed * (until * until - now * now) / 2
+        left = 0.0 if ends else left - speed * (until - now)
         now = until
         if left > 1e-9:
             heapq.heappush(waiting, (order, i, j, left, busy))

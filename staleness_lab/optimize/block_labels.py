@@ -151,8 +151,8 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 t = 0
                             new_tables[h] = t
                         cost = l_cost[label] + weight * end
-                        release, busy, fits = bounds(r, coef, pieces, own, rank, n, done, new_tracks[0],
-                                                     new_tables, tracks, float(upper - cost))
+                        release, busy, fits = bounds(r, coef, pieces, own, rank, n, done, new_tracks, new_tables,
+                                                     float(upper - cost))
                         if not fits:
                             return OVERFLOW, np.empty((0, 5), np.int64)
                         if release >= busy:

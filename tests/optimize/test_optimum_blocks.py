@@ -166,14 +166,14 @@ def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tab
     label = block_dp._Label(0, 0, tuple(sorted(data.draw(st.lists(ints, min_size=tracks, max_size=tracks)))),
                             tuple(data.draw(st.lists(ints, min_size=tables, max_size=tables))), None, None)
     arrays = instance_arrays(arrivals, coef, pieces, own, rank, n)
-    release, busy, fits = bounds(*arrays, np.array(pending, dtype=np.int64), label.tracks[0],
-                                 np.array(label.tables, dtype=np.int64), tracks, math.inf)
+    free = np.array(label.tracks, dtype=np.int64)
+    release, busy, fits = bounds(*arrays, np.array(pending, dtype=np.int64), free,
+                                 np.array(label.tables, dtype=np.int64), math.inf)
     assert fits
     reference = block_dp._rest(arrivals, coef, pieces, own, rank, pending, label)
     assert max(release, busy) == pytest.approx(reference, rel=1e-12, abs=1e-9)
     cutoff = data.draw(st.floats(0, 2 * reference + 1))  # a search's question: does the bound reach the cutoff?
-    cut = bounds(*arrays, np.array(pending, dtype=np.int64), label.tracks[0], np.array(label.tables, dtype=np.int64),
-                 tracks, cutoff)
+    cut = bounds(*arrays, np.array(pending, dtype=np.int64), free, np.array(label.tables, dtype=np.int64), cutoff)
     if max(release, busy) < cutoff:
         assert cut == (release, busy, True)
     else:
