@@ -4,11 +4,17 @@ project's addition beside the CP-SAT model of :mod:`staleness_lab.optimize.stale
 The schedules searched are the brute force's (:mod:`staleness_lab.optimize.brute_force`):
 batches placed one after another, each left-shifted (it starts when its track, its table's
 previous batch and its last update allow) and, with forced batching, starting before its
-table's next arrival, each on the track that frees first. That loses no schedule: take any
-schedule's batches in order of start; when one starts on a track other than the earliest-free
-one, exchange the two tracks' remaining batches (tracks are identical, both are free by then,
-and every later batch starts no earlier); placing the batches in that order, each left-shifted
-on the earliest-free track, ends every batch no later. So the minimum is the optimum.
+table's next arrival, each on the track that frees first, and none before the batch placed
+before it: once a batch is placed at ``start``, a track that frees earlier counts as free at
+``start``. That loses no schedule: take any schedule's batches in order of start (ties: by
+table) and place them in that order, each left-shifted on the earliest-free track. By induction,
+with every track's free time raised to the current batch's start (earlier times no longer
+matter: every later batch starts no earlier), the placed tracks' sorted free times are at most
+the schedule's: both put the batch on a track free by its start, the placed one ending no later
+(its track, its table and its last update allow it no later). So every batch starts and ends no
+later, in order of start, and the minimum is the optimum. The rule keeps the search from placing
+the same batches in every order on several tracks (a batch that starts earlier but is placed
+later), and the raised free times make more labels comparable.
 
 A partial schedule is a *label* at the state ``pending`` (the next update of every table): its
 objective so far (Σ coef · C over the updates placed, integers on the grid), the free times of
@@ -129,7 +135,7 @@ def _compiled_search(arrays: tuple[np.ndarray, ...], table: dict[tuple[int, int,
     if radices is None or sum(map(sum, coef)) * (last + longest) > INT_LIMIT or upper > INT_LIMIT or budget > INT_LIMIT:
         return "overflow"
     try:
-        status, batches = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline)
+        status, batches, _ = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline)
     except SystemError as error:
         # A signal handler raised inside the search's clock check (Python code, every 256 labels):
         # the search returns at once and CPython reports its exception as this error's cause.
@@ -157,7 +163,7 @@ def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], 
             end = start + dur(i, a, b)
             if len(label.tracks) == 1 and _swap_is_better(arrivals, forced, n, label, i, b, weight, start, end):
                 continue
-            tracks = tuple(sorted((end,) + label.tracks[1:]))
+            tracks = tuple(sorted((end,) + tuple(max(t, start) for t in label.tracks[1:])))
             done = pending[:i] + (b + 1,) + pending[i + 1:]
             tables = tuple(0 if t <= tracks[0] or done[h] == n[h] or t <= arrivals[h][done[h]] else t
                            for h, t in enumerate(label.tables[:i] + (end,) + label.tables[i + 1:]))
