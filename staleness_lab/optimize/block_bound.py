@@ -13,8 +13,9 @@ adds nothing before it frees): no schedule on the tracks processes the pending p
 its mean busy times are at least the relaxation's (preemptive Smith's rule is optimal for them
 under any speed profile, by the same exchange), and each piece, run at rate 1 on one track, ends
 q_j/2 after its own. With every track free from the start this is Goemans' speed-``tracks``
-machine; on two tracks whose second frees late (the batch just placed), it is tighter. Numbers are int64: :func:`bounds` reports when the release bound would not fit, and the
-caller then uses the Python reference.
+machine; on two tracks whose second frees late (the batch just placed), it is tighter. Numbers
+are int64: :func:`bounds` reports when the release bound would not fit, and the caller then uses
+the Python reference.
 """
 
 from __future__ import annotations
