@@ -135,7 +135,7 @@ def _compiled_search(arrays: tuple[np.ndarray, ...], table: dict[tuple[int, int,
     if radices is None or sum(map(sum, coef)) * (last + longest) > INT_LIMIT or upper > INT_LIMIT or budget > INT_LIMIT:
         return "overflow"
     try:
-        status, batches, _ = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline)
+        status, batches = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline)
     except SystemError as error:
         # A signal handler raised inside the search's clock check (Python code, every 256 labels):
         # the search returns at once and CPython reports its exception as this error's cause.

@@ -6,11 +6,10 @@ load .8 on one track, 20,000 labels took the Python loop 2.6-4.2 s with the comp
 this search 0.3 s).
 
 Labels live in growing arrays (cost, weight of the last batch, sorted track free times (none
-before the last batch's start), table free
-times, parent, last batch); a state (the next update of every table) is a mixed-radix integer
-key, and its labels are a linked list of label indices. States are expanded layer by layer (updates
-placed), as in Python; a dominated label is unlinked (its slot stays: a label is only dominated
-before its layer is expanded, so it has no children).
+before the last batch's start), table free times, parent, last batch); a state (the next update
+of every table) is a mixed-radix integer key, and its labels are a linked list of label indices.
+States are expanded layer by layer (updates placed), as in Python; a dominated label is unlinked
+(its slot stays: a label is only dominated before its layer is expanded, so it has no children).
 """
 
 from __future__ import annotations
@@ -83,13 +82,12 @@ def _swap_is_better(r: np.ndarray, n: np.ndarray, forced: bool, batch: np.ndarra
 @njit(cache=True)
 def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, rank: np.ndarray,
            n: np.ndarray, dur: np.ndarray, radices: np.ndarray, tracks: int, forced: bool, upper: int,
-           budget: int, deadline: float) -> tuple[int, np.ndarray, int]:
-    """``(status, batches, labels)``: FOUND with the batches ``(table, first, last, start, end)`` of a
+           budget: int, deadline: float) -> tuple[int, np.ndarray]:
+    """``(status, batches)``: FOUND with the batches ``(table, first, last, start, end)`` of a
     schedule below ``upper``, minimal among them (none: an empty array); GAVE_UP past ``budget``
     labels or ``deadline`` (``time.perf_counter``); OVERFLOW when a bound would pass int64 (the
     caller runs the Python reference). Arrays as :func:`~.block_bound.bounds` takes them, and
-    ``dur[i, a, b]`` the duration of table i's batch of updates a..b; ``labels``: how many
-    passed the bound (what ``budget`` counts)."""
+    ``dur[i, a, b]`` the duration of table i's batch of updates a..b."""
     t_count = n.shape[0]
     total = 0
     for i in range(t_count):
@@ -156,7 +154,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                         release, busy, fits = bounds(r, coef, pieces, own, rank, n, done, new_tracks, new_tables,
                                                      float(upper - cost))
                         if not fits:
-                            return OVERFLOW, np.empty((0, 5), np.int64), made
+                            return OVERFLOW, np.empty((0, 5), np.int64)
                         if release >= busy:
                             if cost + release >= upper:
                                 continue
@@ -164,12 +162,12 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                             continue
                         made += 1
                         if made > budget:
-                            return GAVE_UP, np.empty((0, 5), np.int64), made
+                            return GAVE_UP, np.empty((0, 5), np.int64)
                         if made % 256 == 0:
                             with objmode(now="float64"):
                                 now = time.perf_counter()
                             if now > deadline:
-                                return GAVE_UP, np.empty((0, 5), np.int64), made
+                                return GAVE_UP, np.empty((0, 5), np.int64)
                         key = 0
                         for h in range(t_count):
                             key += done[h] * radices[h]
@@ -238,7 +236,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     for place in range(count - 1, -1, -1):
         out[place] = l_batch[x]
         x = l_parent[x]
-    return FOUND, out, made
+    return FOUND, out
 
 
 def compile_search() -> None:

@@ -755,11 +755,10 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
     """One block within ``seconds`` (module docstring, "Blocks"): the hint itself when the pruned
     windows' completion floor already meets it, or when time is out; else (``searching``) stages,
     each below the best schedule so far. On one track, the labelling search for
-    :data:`SEARCH_SHARE` of the time, then CP-SAT,
-    whose schedule and bound an unproven block keeps: compiled, the search proves what CP-SAT does
-    not (it restarts, so one long run beats two halves). The same on two tracks
-    (:data:`SEARCH_LEADS`). On more tracks, a probe by the search
-    of at most :data:`PROBE_CAP` seconds, CP-SAT for :data:`FIRST_SHARE` of the time (at most
+    :data:`SEARCH_SHARE` of the time, then CP-SAT, whose schedule and bound an unproven block
+    keeps: compiled, the search proves what CP-SAT does not (it restarts, so one long run beats
+    two halves). The same on two tracks (:data:`SEARCH_LEADS`). On more tracks, a probe by the
+    search of at most :data:`PROBE_CAP` seconds, CP-SAT for :data:`FIRST_SHARE` of the time (at most
     :data:`FIRST_CAP` seconds), the search for :data:`SECOND_SHARE` of what is left, CP-SAT with
     the rest. CP-SAT alone when not ``searching``."""
     deadline = time.perf_counter() + seconds
