@@ -49,6 +49,7 @@ from typing import Any
 
 from staleness_lab import outputs
 from staleness_lab.errors import InputError
+from staleness_lab.held_signals import signals_held
 from staleness_lab.provenance import building_directory
 
 STREAMS = ("orders", "lineitem")
@@ -326,12 +327,28 @@ def _size_and_sha256(path: Path) -> dict[str, Any]:
 
 
 def _run(binary: Path, args: list[str]) -> None:
-    done = subprocess.run([str(binary), *args], capture_output=True, text=True)
-    if done.returncode < 0:  # e.g. SIGXFSZ past ``ulimit -f``, SIGKILL from the OOM killer
-        raise InputError(GENERATOR, f"killed by {signal.Signals(-done.returncode).name}")
-    if done.returncode != 0:
-        first = (done.stderr or done.stdout).strip().splitlines()[:1]
-        raise InputError(GENERATOR, f"failed (exit {done.returncode}): {first[0] if first else 'no message'}")
+    """Run the generator to its end; a signal that stops this process stops the generator too.
+
+    ``subprocess.run`` kills its child when the signal's exception reaches ``communicate``, but
+    not when it lands while ``Popen`` is still starting the child: that child was left running,
+    writing into a directory the cleanup had removed. The start is held (:func:`signals_held`),
+    so a signal raises only once the child has a handle, inside the block that kills it."""
+    child: subprocess.Popen[str] | None = None
+    try:
+        with signals_held():
+            child = subprocess.Popen([str(binary), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        stdout, stderr = child.communicate()
+    except BaseException:
+        if child is not None:
+            child.kill()
+            child.communicate()
+        raise
+    if child.returncode < 0:  # e.g. SIGXFSZ past ``ulimit -f``, SIGKILL from the OOM killer
+        raise InputError(GENERATOR, f"killed by {signal.Signals(-child.returncode).name}")
+    if child.returncode != 0:
+        first = (stderr or stdout).strip().splitlines()[:1]
+        raise InputError(GENERATOR, f"failed (exit {child.returncode}): {first[0] if first else 'no message'}")
 
 
 def _rewrite(source: Path, dest: Path, arrived: datetime | None) -> int:

@@ -8,8 +8,12 @@ interrupted generation never taken as complete.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -147,3 +151,34 @@ def test_a_manifest_not_ours_is_one_input_error_not_a_key_error(text: str, tmp_p
     assert tpch.read_manifest(tmp_path) is None
     with pytest.raises(InputError, match=r"^data: .*not a TPC-H generation of staleness-lab's"):
         tpch.check_generation(tmp_path, "data", files=False)
+
+
+class _Stopped(Exception):
+    """What the test's SIGTERM handler raises, as the command line's does."""
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    raise _Stopped
+
+
+def test_a_signal_while_the_generator_starts_leaves_no_generator_running(tmp_path: Path) -> None:
+    """A SIGTERM that lands at any instant of ``_run`` (before, during or after the generator is
+    started) ends with the generator killed and reaped: ``subprocess.run`` left a child running
+    when the signal's exception came while ``Popen`` was still starting it. The signal is sent
+    from a second thread at delays spread over the start (a few milliseconds)."""
+    previous = signal.signal(signal.SIGTERM, _raise_stopped)
+    try:
+        for k in range(120):
+            out = tmp_path / f"run{k}"
+            timer = threading.Timer(k * 5e-5, os.kill, (os.getpid(), signal.SIGTERM))
+            with pytest.raises(_Stopped):
+                timer.start()
+                tpch._run(tpch.generator_path(), ["parquet", "-s", "1", "--tables=lineitem", "-o", str(out)])
+                time.sleep(5)  # the generator ended before the signal (it cannot, at SF 1): wait for it
+            timer.join()
+            left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True).stdout
+            if left:  # not left running past the test
+                subprocess.run(["pkill", "-KILL", "-f", str(out)])
+            assert not left, f"a generator still runs after a signal at {k * 5e-5:.4f} s"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
