@@ -615,6 +615,12 @@ class _Budget:
     def left(self) -> float:
         return self.total - (time.perf_counter() - self.started)
 
+    def room(self) -> bool:
+        """Whether a further stage may start: more than ``MIN_ROUND_SHARE`` of the budget left on
+        the wall clock; always in deterministic mode, whose stages are counted instead, so that
+        what runs does not depend on the machine's load."""
+        return self.deterministic is not None or self.left() > MIN_ROUND_SHARE * self.total
+
     def solve(self, model: cp_model.CpModel, reserve: float = 0.0) -> tuple[cp_model.CpSolver, int, dict[str, Any]]:
         """One CP-SAT solve within the phase's limit and the call's budget, ``reserve`` seconds of
         it kept for what follows (wall clock only)."""
@@ -1004,10 +1010,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
             grow = [name for name in _uncertified(consts, result) if K[name] < limit[name]]
         else:
             grow = []
-        if budget.deterministic is not None:
-            more_time = round_no < DET_ROUNDS
-        else:
-            more_time = budget.left() > MIN_ROUND_SHARE * budget.total
+        more_time = budget.room() and (budget.deterministic is None or round_no < DET_ROUNDS)
         grown = {**K, **{name: min(limit[name], 2 * K[name]) for name in grow}}
         if not grow or not more_time or (max_terms is not None and model_terms(consts_for(grown)) > max_terms):
             break
@@ -1238,7 +1241,7 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
         master = _solve_master(grids, cols, qs, objective, budget, stages, round_no, unit, on_time=on_time,
                                reserve=reserve)
         wider = [k for k, i in enumerate(master.chosen or []) if cols[k][i].last == 0]
-        if not wider or budget.left() <= MIN_ROUND_SHARE * budget.total:
+        if not wider or not budget.room():
             break
         began, round_no = time.perf_counter(), round_no + 1
         try:  # the master took a wide column: more batch counts of that query, priced alike
@@ -1295,7 +1298,7 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     if snapped is not None:
         inc.offer(_plan_of(qs, snapped.solution))
     master, cols = _relax(qs, bounds, inc, objective, budget, stages, REALIZE_SHARE * budget.total)
-    if master is not None and master.chosen is not None and budget.left() > MIN_ROUND_SHARE * budget.total:
+    if master is not None and master.chosen is not None and budget.room():
         picked = [cols[k][i] for k, i in enumerate(master.chosen)]
         linear = all(c.lin is not None and c.rate is not None for c in consts)
         realized = [_const(qs, q, col.n, None, False, last=col.last) if linear or col.head is None
@@ -1307,7 +1310,7 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
             inc.offer(_plan_of(qs, result.solution))
     if master is not None and master.sizes is not None and not _proven(inc, bounds, objective):
         _repair(qs, consts, master.sizes, inc, seed, objective, budget, stages)
-    if not _proven(inc, bounds, objective) and budget.left() > MIN_ROUND_SHARE * budget.total:
+    if not _proven(inc, bounds, objective) and budget.room():
         fallback = _fallback(qs, objective, budget, inc.plan, off_grid, max_terms, report)
         if fallback is not None and fallback.solver["status"] == "optimal" and not off_grid:
             return fallback   # on the grid its proof is a true one
@@ -1353,7 +1356,7 @@ def _repair(qs: QuerySet, consts: list[_Const], targets: list[tuple[int, ...] | 
         trials.sort(reverse=True)
         before = kept
         for k, (_, _, name, mine) in enumerate(trials):
-            if budget.deterministic is None and budget.left() <= MIN_ROUND_SHARE * budget.total:
+            if not budget.room():
                 break
             fixed = {**sizes, name: mine}
             chosen = [_const(qs, c.query, len(fixed[c.query.name]), fixed[c.query.name], False) for c in consts]
@@ -1366,7 +1369,8 @@ def _repair(qs: QuerySet, consts: list[_Const], targets: list[tuple[int, ...] | 
                 inc.offer(plan)
         if kept == before or budget.deterministic is not None:
             break
-    stages.append({"stage": "repair", "trials": tried, "kept": kept, "seconds": round(time.perf_counter() - began, 4)})
+    stages.append({"stage": "repair", "trials": tried, "kept": kept, "misses": len(at_model_costs(cur.plan).late),
+                   "seconds": round(time.perf_counter() - began, 4)})
 
 
 def _share(budget: _Budget, parts: int) -> _Budget:
