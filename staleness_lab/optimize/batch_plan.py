@@ -1369,7 +1369,8 @@ def _repair(qs: QuerySet, consts: list[_Const], targets: list[tuple[int, ...] | 
                 inc.offer(plan)
         if kept == before or budget.deterministic is not None:
             break
-    stages.append({"stage": "repair", "trials": tried, "kept": kept, "misses": len(at_model_costs(cur.plan).late),
+    misses = None if cur.plan is None else len(at_model_costs(cur.plan).late)  # None: its start was not sound
+    stages.append({"stage": "repair", "trials": tried, "kept": kept, "misses": misses,
                    "seconds": round(time.perf_counter() - began, 4)})
 
 

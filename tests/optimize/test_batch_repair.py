@@ -82,8 +82,8 @@ def test_the_repair_finds_the_plan_on_time_the_others_missed() -> None:
 def test_in_deterministic_mode_the_wall_clock_decides_nothing() -> None:
     """With ``deterministic_time`` the time limit is not used (module docstring, "Budget"): a
     limit of a millisecond runs the same stages to the same plan as one of a minute. The
-    realization and the slot model's fallback were skipped once the wall clock ran past the
-    limit, so the plan depended on the machine's load."""
+    realization (and the column rounds, the repair and the fallback alike) was skipped once the
+    wall clock ran past the limit, so the plan depended on the machine's load."""
     qs = random_a5_instance(4, 30, 0.4, 0)
     hint = best_heuristic(qs)
     plans = [optimal_plan(qs, hint=hint, method="decomposition", deterministic_time=1.0, time_limit=limit,
