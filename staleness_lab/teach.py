@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from staleness_lab.errors import InputError, shown
+from staleness_lab.held_signals import signals_held
 
 #: Voila's own default port.
 DEFAULT_PORT = 8866
@@ -107,11 +108,16 @@ def serve(port: object = DEFAULT_PORT, ip: str = DEFAULT_IP) -> int:
         print(f"staleness-lab: warning: --ip {ip} is not loopback: anyone who can reach this machine on that "
               f"network can open {url(ip, port)} and run the notebooks", file=sys.stderr)
     print(f"staleness-lab: serving {notebooks.name}/ at {url(ip, port)} (Ctrl-C stops)", file=sys.stderr, flush=True)
-    server = subprocess.Popen(voila_command(notebooks, ip, port))
+    server: subprocess.Popen[bytes] | None = None
     try:
+        # held while Popen starts Voila: a signal that lands before Popen returns a handle would
+        # leave a server nothing stops; held, it is raised here, once ``server`` is set
+        with signals_held():
+            server = subprocess.Popen(voila_command(notebooks, ip, port))
         return server.wait()
     except KeyboardInterrupt:
-        stop(server)
+        if server is not None:
+            stop(server)
         raise
 
 

@@ -5,15 +5,18 @@ itself, in a browser, is ``tests/widgets/test_teach_browser.py``."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
+import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.teach_browser import COMMAND, teach_server
+from staleness_lab.teach import serve, teaching_dir
+from tests.teach_browser import COMMAND, free_port, teach_server
 
 
 def teach(*args: str) -> subprocess.CompletedProcess[str]:
@@ -53,3 +56,26 @@ def test_another_address_warns_in_one_line_and_ctrl_c_stops_it(tmp_path: Path) -
                         f"on that network can open http://0.0.0.0:{served.url.rsplit(':', 1)[1]} and run the notebooks"]
     assert served.returncode == 130 and served.log.read_text().endswith("staleness-lab: interrupted\n")
     assert served.spawned and not served.survivors
+
+
+def test_a_signal_while_voila_starts_leaves_no_server_running() -> None:
+    """A Ctrl-C that lands at any instant of ``serve`` (before, during or after Voila is started)
+    ends with no Voila left running: without the start held, one that came while ``Popen`` was
+    still starting the server raised before ``serve`` had a handle to stop it by. SIGINT is sent
+    from a second thread at delays spread over the start (a few milliseconds)."""
+    port = free_port()
+    teaching_dir()  # its lazy imports done first: a signal inside an import leaves the module half-made
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal gives it
+    try:
+        for k in range(60):
+            timer = threading.Timer(k * 1e-4, os.kill, (os.getpid(), signal.SIGINT))
+            with pytest.raises(KeyboardInterrupt):
+                timer.start()
+                serve(port=port)
+            timer.join()
+            left = subprocess.run(["pgrep", "-f", f"voila .*--port={port}"], capture_output=True, text=True).stdout
+            if left:  # not left running past the test
+                subprocess.run(["pkill", "-KILL", "-f", f"voila .*--port={port}"])
+            assert not left, f"a Voila server still runs after a Ctrl-C at {k * 1e-4:.4f} s"
+    finally:
+        signal.signal(signal.SIGINT, previous)
