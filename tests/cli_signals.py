@@ -15,6 +15,15 @@ from pathlib import Path
 STOPS = {signal.SIGINT: (130, "staleness-lab: interrupted"), signal.SIGTERM: (143, "staleness-lab: terminated")}
 
 
+def survivors(pattern: str) -> str:
+    """The pids (one per line) of the processes whose command line matches ``pattern``, each
+    killed, so none outlives the test that asserts there are none."""
+    left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout
+    if left:
+        subprocess.run(["pkill", "-KILL", "-f", pattern])
+    return left
+
+
 @contextmanager
 def ended(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
     """``proc`` for the block, killed (and reaped) at its end if it is still running."""

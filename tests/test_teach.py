@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from staleness_lab.teach import serve, teaching_dir
+from tests.cli_signals import survivors
 from tests.teach_browser import COMMAND, free_port, teach_server
 
 
@@ -73,9 +74,6 @@ def test_a_signal_while_voila_starts_leaves_no_server_running() -> None:
                 timer.start()
                 serve(port=port)
             timer.join()
-            left = subprocess.run(["pgrep", "-f", f"voila .*--port={port}"], capture_output=True, text=True).stdout
-            if left:  # not left running past the test
-                subprocess.run(["pkill", "-KILL", "-f", f"voila .*--port={port}"])
-            assert not left, f"a Voila server still runs after a Ctrl-C at {k * 1e-4:.4f} s"
+            assert not survivors(f"voila .*--port={port}"), f"a Voila server still runs after a Ctrl-C at {k * 1e-4:.4f} s"
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -25,6 +25,7 @@ import pytest
 from staleness_lab.cli import main
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent import tpch
+from tests.cli_signals import survivors
 
 SCALE, PARTS = 0.01, 4
 
@@ -176,9 +177,6 @@ def test_a_signal_while_the_generator_starts_leaves_no_generator_running(tmp_pat
                 tpch._run(tpch.generator_path(), ["parquet", "-s", "1", "--tables=lineitem", "-o", str(out)])
                 time.sleep(5)  # the generator ended before the signal (it cannot, at SF 1): wait for it
             timer.join()
-            left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True).stdout
-            if left:  # not left running past the test
-                subprocess.run(["pkill", "-KILL", "-f", str(out)])
-            assert not left, f"a generator still runs after a signal at {k * 5e-5:.4f} s"
+            assert not survivors(str(out)), f"a generator still runs after a signal at {k * 5e-5:.4f} s"
     finally:
         signal.signal(signal.SIGTERM, previous)
