@@ -144,7 +144,7 @@ def test_the_figures_optimum_grid_per_profile() -> None:
     assert [(r["rho"], r["windows"]) for r in quick] == list(ix.FIG78_QUICK)
     instances = {(r["rho"], r["windows"]) for r in standard}
     assert instances == {(1.0, "random"), (1.0, "same")} | {(rho, "same") for rho in ix.FIG7_RHOS}
-    assert {r["time_limit"] for r in standard} == {60.0} and {r["method"] for r in full} == {ix.FIG78_METHOD}
+    assert {r["time_limit"] for r in standard} == {30.0} and {r["method"] for r in full} == {ix.FIG78_METHOD}
     assert len(full) == 3 * len(standard)
 
 
