@@ -270,10 +270,14 @@ def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool, most: int | No
             found.append(Column(n=1, last=n_tuples, tail=dur[n_tuples], cost=dur[n_tuples], head=(), ready=top))
         else:
             found += _shapes(g, layers, n, max_cost, on_time)
-        if n < n_tuples and _covers(found, dur[1] + agg[n + 1], floor_cost(layers, merges, n + 1, dur, agg), top):
-            # every column of more batches is beaten, save in head work: bound the heads' work by theirs
+        more = (dur[1] + agg[n + 1], floor_cost(layers, merges, n + 1, dur, agg), top) if n < n_tuples else None
+        if more is not None and _covers(found, *more):
+            # every column of more batches is beaten, save in its head: bound the heads by theirs
+            # (work, and for the columns that beat them the head's last batch too: it holds
+            # tuple n or later, so it starts no sooner than that tuple's release and lasts dur[1])
             least_head = _least_head(g, n, merges)
-            found = [c if c.work <= least_head else _lowered(c, least_head) for c in found]
+            found = [_lowered(c, least_head, release[n], dur[1]) if _beats(c, *more)
+                     else c if c.work <= least_head else _lowered(c, least_head) for c in found]
             break
     return _pareto(found)
 
@@ -321,10 +325,18 @@ def _shapes(g: QueryGrid, layers: HeadLayers, n: int, max_cost: int | None, on_t
     return out
 
 
-def _lowered(c: Column, work: int) -> Column:
-    """``c`` with its head's work bound lowered to ``work`` (a bound, no longer a plan)."""
-    return Column(n=c.n, last=c.last, tail=c.tail, cost=c.cost, head=None, ready=c.ready, head_end=c.head_end,
-                  head_release=c.head_release, head_last=c.head_last, work=work)
+def _lowered(c: Column, work: int, release: int | None = None, shortest: int | None = None) -> Column:
+    """``c`` with its head's work bound lowered to ``work`` and, given ``release`` and
+    ``shortest``, its head's last batch allowed to start at ``release`` and last ``shortest``
+    (ending no sooner than both allow): a bound, no longer a plan, unless nothing is lower."""
+    head_release, head_last, head_end = c.head_release, c.head_last, c.head_end
+    if release is not None and shortest is not None:
+        head_release, head_last = min(head_release, release), min(head_last, shortest)
+        head_end = min(head_end, release + shortest)
+    if (work, head_release, head_last, head_end) == (c.work, c.head_release, c.head_last, c.head_end):
+        return c
+    return Column(n=c.n, last=c.last, tail=c.tail, cost=c.cost, head=None, ready=c.ready, head_end=head_end,
+                  head_release=head_release, head_last=head_last, work=min(work, c.work))
 
 
 def subadditive(dur: list[int]) -> bool:
@@ -343,11 +355,16 @@ def floor_cost(layers: HeadLayers, merges: bool, n: int, dur: list[int], agg: li
     return n * dur[1] + agg[n]
 
 
+def _beats(c: Column, tail: int, cost: int, ready: int) -> bool:
+    """Whether ``c`` has a tail of at most ``tail``, costs at most ``cost`` and is ready at the
+    last release ``ready`` (it then dominates every column with more batches than those
+    generated, save in its head)."""
+    return c.tail <= tail and c.cost <= cost and c.ready <= ready
+
+
 def _covers(found: list[Column], tail: int, cost: int, ready: int) -> bool:
-    """Whether a column found so far has a tail of at most ``tail``, costs at most ``cost`` and is
-    ready at the last release ``ready`` (it then dominates every column with more batches than
-    those generated, save in head work)."""
-    return any(c.tail <= tail and c.cost <= cost and c.ready <= ready for c in found)
+    """Whether a column found so far beats every column of more batches (:func:`_beats`)."""
+    return any(_beats(c, tail, cost, ready) for c in found)
 
 
 def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
