@@ -30,7 +30,8 @@ Which columns are generated (nothing cheaper can be left out, so the relaxation 
   query's cost is;
 * otherwise every column, batch counts ``n = 1, 2, ...`` until a column already found beats every
   column of any larger count (each batch lasts at least ``dur[1]``, ``agg`` never falls), save in
-  head work, which is then bounded by what those heads take at least.
+  its head, which is then bounded by what those heads take at least: their work, and a last
+  batch that starts at tuple n's release and lasts ``dur[1]``.
 
 **The relaxed master** (:func:`relaxation`): one column per query (an index read by
 ``AddElement``), its tail an interval starting at ``s >= ready`` and the head's last batch an
@@ -329,14 +330,14 @@ def _lowered(c: Column, work: int, release: int | None = None, shortest: int | N
     """``c`` with its head's work bound lowered to ``work`` and, given ``release`` and
     ``shortest``, its head's last batch allowed to start at ``release`` and last ``shortest``
     (ending no sooner than both allow): a bound, no longer a plan, unless nothing is lower."""
-    head_release, head_last, head_end = c.head_release, c.head_last, c.head_end
+    work, head_release, head_last, head_end = min(work, c.work), c.head_release, c.head_last, c.head_end
     if release is not None and shortest is not None:
         head_release, head_last = min(head_release, release), min(head_last, shortest)
         head_end = min(head_end, release + shortest)
     if (work, head_release, head_last, head_end) == (c.work, c.head_release, c.head_last, c.head_end):
         return c
     return Column(n=c.n, last=c.last, tail=c.tail, cost=c.cost, head=None, ready=c.ready, head_end=head_end,
-                  head_release=head_release, head_last=head_last, work=min(work, c.work))
+                  head_release=head_release, head_last=head_last, work=work)
 
 
 def subadditive(dur: list[int]) -> bool:
