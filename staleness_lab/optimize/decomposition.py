@@ -271,14 +271,11 @@ def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool, most: int | No
             found.append(Column(n=1, last=n_tuples, tail=dur[n_tuples], cost=dur[n_tuples], head=(), ready=top))
         else:
             found += _shapes(g, layers, n, max_cost, on_time)
-        more = (dur[1] + agg[n + 1], floor_cost(layers, merges, n + 1, dur, agg), top) if n < n_tuples else None
-        if more is not None and _covers(found, *more):
-            # every column of more batches is beaten, save in its head: bound the heads by theirs
-            # (work, and for the columns that beat them the head's last batch too: it holds
-            # tuple n or later, so it starts no sooner than that tuple's release and lasts dur[1])
-            least_head = _least_head(g, n, merges)
-            found = [_lowered(c, least_head, release[n], dur[1]) if _beats(c, *more)
-                     else c if c.work <= least_head else _lowered(c, least_head) for c in found]
+        beyond = wide(g, n + 1, floor_cost(layers, merges, n + 1, dur, agg), merges) if n < n_tuples else None
+        if beyond is not None and any(_beats(c, beyond) for c in found):
+            # every plan of more batches (``beyond`` bounds them all) is beaten, save in its head:
+            # bound the heads by theirs (work, and for the columns that beat them the last batch too)
+            found = [_lowered(c, beyond, last_batch=_beats(c, beyond)) for c in found]
             break
     return _pareto(found)
 
@@ -326,14 +323,14 @@ def _shapes(g: QueryGrid, layers: HeadLayers, n: int, max_cost: int | None, on_t
     return out
 
 
-def _lowered(c: Column, work: int, release: int | None = None, shortest: int | None = None) -> Column:
-    """``c`` with its head's work bound lowered to ``work`` and, given ``release`` and
-    ``shortest``, its head's last batch allowed to start at ``release`` and last ``shortest``
-    (ending no sooner than both allow): a bound, no longer a plan, unless nothing is lower."""
-    work, head_release, head_last, head_end = min(work, c.work), c.head_release, c.head_last, c.head_end
-    if release is not None and shortest is not None:
-        head_release, head_last = min(head_release, release), min(head_last, shortest)
-        head_end = min(head_end, release + shortest)
+def _lowered(c: Column, bound: Column, *, last_batch: bool) -> Column:
+    """``c`` with its head's work bound lowered to ``bound``'s and, with ``last_batch``, its head's
+    last batch allowed to start at ``bound``'s release and last ``bound``'s length (ending no
+    sooner than both allow): a bound, no longer a plan, unless nothing is lower."""
+    work, head_release, head_last, head_end = min(c.work, bound.work), c.head_release, c.head_last, c.head_end
+    if last_batch:
+        head_release, head_last = min(head_release, bound.head_release), min(head_last, bound.head_last)
+        head_end = min(head_end, bound.head_release + bound.head_last)
     if (work, head_release, head_last, head_end) == (c.work, c.head_release, c.head_last, c.head_end):
         return c
     return Column(n=c.n, last=c.last, tail=c.tail, cost=c.cost, head=None, ready=c.ready, head_end=head_end,
@@ -356,16 +353,11 @@ def floor_cost(layers: HeadLayers, merges: bool, n: int, dur: list[int], agg: li
     return n * dur[1] + agg[n]
 
 
-def _beats(c: Column, tail: int, cost: int, ready: int) -> bool:
-    """Whether ``c`` has a tail of at most ``tail``, costs at most ``cost`` and is ready at the
-    last release ``ready`` (it then dominates every column with more batches than those
-    generated, save in its head)."""
-    return c.tail <= tail and c.cost <= cost and c.ready <= ready
-
-
-def _covers(found: list[Column], tail: int, cost: int, ready: int) -> bool:
-    """Whether a column found so far beats every column of more batches (:func:`_beats`)."""
-    return any(_beats(c, tail, cost, ready) for c in found)
+def _beats(c: Column, bound: Column) -> bool:
+    """Whether ``c`` has a tail no longer, a cost no higher and a readiness no later than
+    ``bound``, the wide column of the batch counts not generated (it then dominates every plan
+    of those counts, save in its head)."""
+    return c.tail <= bound.tail and c.cost <= bound.cost and c.ready <= bound.ready
 
 
 def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
