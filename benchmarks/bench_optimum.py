@@ -17,7 +17,7 @@ frontier and, per size tried, the proven count and the median and largest wall t
 Usage::
 
     python benchmarks/bench_optimum.py [--loads .3 .5 .8] [--tracks 1 2] [--seeds 10]
-        [--time-limit 10] [--workers 1] [--out FILE.json]
+        [--time-limit 10] [--workers 1] [--method blocks|monolithic] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -36,13 +36,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from staleness_lab import simulate  # noqa: E402
 from staleness_lab.errors import InputError  # noqa: E402
+from staleness_lab.experiments.bateni.sweeps import FRONTIER_LADDER  # noqa: E402
 from staleness_lab.model import Table, Workload  # noqa: E402
 from staleness_lab.optimize.staleness_optimum import optimum  # noqa: E402
 from staleness_lab.theory.bateni.metrics import measures  # noqa: E402
 
-#: The sizes (tables, updates per table) each series climbs, smallest first.
-LADDER = ((2, 3), (2, 5), (3, 5), (4, 6), (4, 8), (6, 8), (8, 10), (8, 14), (12, 14), (14, 14), (16, 16), (16, 24),
-          (20, 28), (24, 34), (28, 40), (32, 50), (40, 60))
+#: The sizes (tables, updates per table) each series climbs, smallest first: report 03's ladder,
+#: then three sizes beyond it.
+LADDER = FRONTIER_LADDER + ((28, 40), (32, 50), (40, 60))
+#: ``optimum``'s methods: the blocks with their labelling search, and the one CP-SAT model.
+METHODS = ("blocks", "monolithic")
 LOADS = (0.3, 0.5, 0.8)
 TRACKS = (1, 2)
 #: The share of a size's instances that must be proven (9 of 10).
@@ -64,12 +67,13 @@ def poisson_workload(tables: int, updates: int, tracks: int, x: float, seed: int
 
 
 def measure(tables: int, updates: int, tracks: int, x: float, seed: int, time_limit: float,
-            workers: int) -> dict[str, Any]:
+            workers: int, method: str = "blocks") -> dict[str, Any]:
     """One instance: the optimum's status, wall time, X_w, bound and gap, and myopic's X_w."""
     w = poisson_workload(tables, updates, tracks, x, seed)
-    row: dict[str, Any] = {"tables": tables, "updates": updates, "tracks": tracks, "x": x, "seed": seed}
+    row: dict[str, Any] = {"tables": tables, "updates": updates, "tracks": tracks, "x": x, "seed": seed,
+                           "method": method}
     try:
-        result = optimum(w, time_limit=time_limit, workers=workers)
+        result = optimum(w, time_limit=time_limit, workers=workers, method=method)
     except InputError as error:  # more updates than the optimum takes
         return {**row, "status": "refused", "wall_s": math.nan, "X": None, "bound": None, "gap": None,
                 "myopic_X": math.nan, "exact": None, "why": str(error)}
@@ -87,7 +91,8 @@ def _show(row: dict[str, Any]) -> None:
           f"{row['myopic_X']:>12.4f}", flush=True)
 
 
-def climb(x: float, tracks: int, seeds: int, time_limit: float, workers: int) -> tuple[dict[str, Any], list[dict]]:
+def climb(x: float, tracks: int, seeds: int, time_limit: float, workers: int,
+          method: str = "blocks") -> tuple[dict[str, Any], list[dict]]:
     """One series up the ladder: its frontier summary and every row measured."""
     allowed = seeds - math.ceil(SHARE * seeds - 1e-9)
     rows: list[dict[str, Any]] = []
@@ -97,7 +102,7 @@ def climb(x: float, tracks: int, seeds: int, time_limit: float, workers: int) ->
             continue
         mine = []
         for seed in range(seeds):
-            row = measure(tables, updates, tracks, x, seed, time_limit, workers)
+            row = measure(tables, updates, tracks, x, seed, time_limit, workers, method)
             _show(row)
             mine.append(row)
             if sum(r["status"] != "optimal" for r in mine) > allowed:
@@ -110,7 +115,8 @@ def climb(x: float, tracks: int, seeds: int, time_limit: float, workers: int) ->
         if len(mine) < seeds or proven < seeds - allowed:
             break
         largest = (tables, updates)
-    summary = {"x": x, "tracks": tracks, "largest": largest, "size": largest[0] * largest[1] if largest else 0,
+    summary = {"x": x, "tracks": tracks, "method": method, "largest": largest,
+               "size": largest[0] * largest[1] if largest else 0,
                "tried": tried}
     return summary, rows
 
@@ -122,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--method", choices=METHODS, default="blocks",
+                        help="optimum's method: blocks (default) or the one CP-SAT model it is checked against")
     parser.add_argument("--out", type=Path, help="write every row and the frontier as JSON")
     args = parser.parse_args(argv)
     print(f"{'series, size':<22} {'seed':>4} {'status':<9} {'wall_s':>7} {'X_opt':>12} {'bound':>12} {'gap':>8} "
@@ -129,14 +137,15 @@ def main(argv: list[str] | None = None) -> int:
     summaries, rows = [], []
     for x in args.loads:
         for tracks in args.tracks:
-            summary, mine = climb(x, tracks, args.seeds, args.time_limit, args.workers)
+            summary, mine = climb(x, tracks, args.seeds, args.time_limit, args.workers, args.method)
             summaries.append(summary)
             rows += mine
     print()
-    print(f"{'load':>5} {'p':>3} {'frontier t x n':>15} {'updates':>8}  sizes tried (proven/run)")
+    print(f"{'load':>5} {'p':>3} {'method':>10} {'frontier t x n':>15} {'updates':>8}  sizes tried (proven/run)")
     for s in summaries:
         largest = "-" if s["largest"] is None else f"{s['largest'][0]} x {s['largest'][1]}"
-        print(f"{s['x']:>5} {s['tracks']:>3} {largest:>15} {s['size']:>8}  {'; '.join(s['tried'][-3:])}")
+        print(f"{s['x']:>5} {s['tracks']:>3} {s['method']:>10} {largest:>15} {s['size']:>8}  "
+              f"{'; '.join(s['tried'][-3:])}")
     if args.out is not None:
         args.out.write_text(json.dumps({"frontier": summaries, "rows": rows}, indent=1))
     return 0
