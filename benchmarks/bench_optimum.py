@@ -38,14 +38,12 @@ from staleness_lab import simulate  # noqa: E402
 from staleness_lab.errors import InputError  # noqa: E402
 from staleness_lab.experiments.bateni.sweeps import FRONTIER_LADDER  # noqa: E402
 from staleness_lab.model import Table, Workload  # noqa: E402
-from staleness_lab.optimize.staleness_optimum import optimum  # noqa: E402
+from staleness_lab.optimize.staleness_optimum import METHODS, optimum  # noqa: E402
 from staleness_lab.theory.bateni.metrics import measures  # noqa: E402
 
 #: The sizes (tables, updates per table) each series climbs, smallest first: report 03's ladder,
 #: then three sizes beyond it.
 LADDER = FRONTIER_LADDER + ((28, 40), (32, 50), (40, 60))
-#: ``optimum``'s methods: the blocks with their labelling search, and the one CP-SAT model.
-METHODS = ("blocks", "monolithic")
 LOADS = (0.3, 0.5, 0.8)
 TRACKS = (1, 2)
 #: The share of a size's instances that must be proven (9 of 10).
