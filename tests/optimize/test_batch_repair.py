@@ -70,7 +70,7 @@ def test_the_repair_finds_the_plan_on_time_the_others_missed() -> None:
     qs = random_a5_instance(4, 100, 0.4, 1)
     hint = best_heuristic(qs)
     assert hint.misses == 1
-    plan = optimal_plan(qs, hint=hint, method="decomposition", deterministic_time=1.0, workers=2, max_terms=None)
+    plan = optimal_plan(qs, hint=hint, method="decomposition", deterministic_time=0.4, workers=2, max_terms=None)
     assert plan.status == "ok" and check_plan(qs, plan) == [] and plan.misses == 0
     stages = plan.solver["stages"]
     realized = [s["objective"] for s in stages if s["stage"] == "realize"][0]
