@@ -1,13 +1,18 @@
-"""SIGINT and SIGTERM held back while a short block runs, whichever thread the kernel picks."""
+"""SIGINT and SIGTERM held back while a short block runs, whichever thread the kernel picks, and
+waits for a child process that such a signal interrupts, whichever thread took it."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import subprocess
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 HELD = (signal.SIGINT, signal.SIGTERM)
+#: The longest a wait for a child blocks before the main thread runs Python code again.
+WAIT_SLICE_S = 0.1
 
 
 @contextlib.contextmanager
@@ -38,3 +43,27 @@ def signals_held(*, deliver_after: bool = True) -> Iterator[list[int]]:
         if deliver_after:
             for sig in dict.fromkeys(came):
                 signal.raise_signal(sig)
+
+
+def wait(child: subprocess.Popen[Any]) -> int:
+    """The child's exit status, waited for in slices of at most :data:`WAIT_SLICE_S`.
+
+    A process-directed signal goes to any thread that does not block it, and Python runs its
+    handler in the main thread only when that thread runs Python code again. One blocking
+    ``waitpid`` is not interrupted by a signal another thread took, so a Ctrl-C waited until
+    the child ended by itself; between slices the handler runs (and its exception is raised)."""
+    while True:
+        try:
+            return child.wait(timeout=WAIT_SLICE_S)
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def communicate(child: subprocess.Popen[Any]) -> tuple[Any, Any]:
+    """``child.communicate()`` in slices, as :func:`wait` (retrying after a timeout loses no
+    output)."""
+    while True:
+        try:
+            return child.communicate(timeout=WAIT_SLICE_S)
+        except subprocess.TimeoutExpired:
+            continue

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from staleness_lab.errors import InputError, shown
-from staleness_lab.held_signals import signals_held
+from staleness_lab.held_signals import signals_held, wait
 
 #: Voila's own default port.
 DEFAULT_PORT = 8866
@@ -98,8 +98,8 @@ def url(ip: str, port: int) -> str:
 
 def serve(port: object = DEFAULT_PORT, ip: str = DEFAULT_IP) -> int:
     """Check the address, warn when it is not loopback, run Voila until it ends or a signal
-    stops it (re-raised as KeyboardInterrupt after Voila has shut its kernels down); Voila's
-    exit status otherwise."""
+    stops it (re-raised as KeyboardInterrupt after Voila has shut its kernels down; waited for in
+    slices, so a signal that another thread took counts too); Voila's exit status otherwise."""
     port = check_port(port)
     ip = check_ip(ip)
     notebooks = teaching_dir()
@@ -114,7 +114,7 @@ def serve(port: object = DEFAULT_PORT, ip: str = DEFAULT_IP) -> int:
         # leave a server nothing stops; held, it is raised here, once ``server`` is set
         with signals_held():
             server = subprocess.Popen(voila_command(notebooks, ip, port))
-        return server.wait()
+        return wait(server)
     except KeyboardInterrupt:
         if server is not None:
             stop(server)

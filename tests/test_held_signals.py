@@ -1,16 +1,18 @@
-"""signals_held: SIGINT and SIGTERM wait for the end of the block, whichever thread takes them."""
+"""signals_held: SIGINT and SIGTERM wait for the end of the block, whichever thread takes them;
+wait and communicate: a wait for a child ends at a SIGINT, whichever thread takes it."""
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from staleness_lab.held_signals import signals_held
+from staleness_lab.held_signals import communicate, signals_held, wait
 
 
 @pytest.fixture
@@ -87,3 +89,21 @@ def test_an_ignored_signal_stays_ignored() -> None:
         assert came == [] and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("waiting", [wait, communicate])
+def test_a_sigint_another_thread_takes_ends_the_wait_for_a_child(waiting: object, python_sigint: None) -> None:
+    """The signal is sent to a second thread itself while the main thread waits for a child that
+    would run 60 s: one blocking ``waitpid`` (or ``poll``) is not interrupted by it, so the
+    KeyboardInterrupt came only when the child had ended."""
+    child = subprocess.Popen(["sleep", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    timer = threading.Timer(0.3, lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            timer.start()
+            waiting(child)  # type: ignore[operator]
+        assert child.poll() is None  # the wait ended, not the child
+    finally:
+        timer.join()
+        child.kill()
+        child.communicate()

@@ -86,14 +86,48 @@ def test_a_signal_while_voila_starts_leaves_no_server_running() -> None:
         signal.signal(signal.SIGINT, previous)
 
 
-#: How long the signal test waits for ``serve`` to end before it sends SIGINT again. One fresh
-#: clone in four hung here: ``serve`` waited on a running Voila after its SIGINT had come (the
-#: cause is not found). Sent again, the test goes on to check what it is for, that no server is
-#: left; the lost signal is an open defect, not what this test judges.
+def test_a_sigint_another_thread_receives_still_stops_serve() -> None:
+    """A process-directed signal goes to any thread that does not block it; Python then runs its
+    handler in the main thread, but only once the main thread runs Python code again. ``serve``
+    waited for Voila in one blocking ``waitpid``, which a signal taken by another thread does not
+    interrupt: the Ctrl-C was acted on only when Voila ended by itself (the signal test below hung
+    so in about one fresh clone in five, with the suite's other threads about). Here the signal is
+    sent to a second thread itself, once ``serve`` is waiting."""
+    port = free_port()
+    teaching_dir()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    returned, fired = threading.Event(), []
+    try:
+        waiting = threading.Timer(1.0, lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT))
+        watchdog = threading.Thread(target=lambda: fired.append(_interrupt_unless(returned, LOST_SIGNAL_AFTER_S)),
+                                    daemon=True)
+        watchdog.start()
+        with pytest.raises(KeyboardInterrupt):
+            try:
+                waiting.start()
+                serve(port=port)
+            finally:
+                returned.set()
+        waiting.join()
+        watchdog.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert fired == [False], "serve went on waiting for Voila after a SIGINT another thread received"
+    assert not survivors(f"voila .*--port={port}")
+
+
+#: How long the signal tests wait for ``serve`` to end before they send SIGINT again. One fresh
+#: clone in four or five hung in the test above before ``serve`` waited in slices: the SIGINT had
+#: gone to another of the suite's threads, and ``serve`` went on waiting for Voila (the test
+#: before it reproduces that). Sent again, the test goes on to check what it is for, that no
+#: server is left.
 LOST_SIGNAL_AFTER_S = 20.0
 
 
-def _interrupt_unless(returned: threading.Event, seconds: float) -> None:
-    """SIGINT to this process, once, unless ``returned`` is set within ``seconds``."""
-    if not returned.wait(seconds):
-        os.kill(os.getpid(), signal.SIGINT)
+def _interrupt_unless(returned: threading.Event, seconds: float) -> bool:
+    """SIGINT to this process, once, unless ``returned`` is set within ``seconds``; whether it
+    was sent."""
+    if returned.wait(seconds):
+        return False
+    os.kill(os.getpid(), signal.SIGINT)
+    return True

@@ -49,7 +49,7 @@ from typing import Any
 
 from staleness_lab import outputs
 from staleness_lab.errors import InputError
-from staleness_lab.held_signals import signals_held
+from staleness_lab.held_signals import communicate, signals_held
 from staleness_lab.provenance import building_directory
 
 STREAMS = ("orders", "lineitem")
@@ -332,13 +332,15 @@ def _run(binary: Path, args: list[str]) -> None:
     ``subprocess.run`` kills its child when the signal's exception reaches ``communicate``, but
     not when it lands while ``Popen`` is still starting the child: that child was left running,
     writing into a directory the cleanup had removed. The start is held (:func:`signals_held`),
-    so a signal raises only once the child has a handle, inside the block that kills it."""
+    so a signal raises only once the child has a handle, inside the block that kills it. The
+    wait for it runs in slices (:func:`~staleness_lab.held_signals.communicate`): a signal
+    another thread took is acted on within one."""
     child: subprocess.Popen[str] | None = None
     try:
         with signals_held():
             child = subprocess.Popen([str(binary), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
-        stdout, stderr = child.communicate()
+        stdout, stderr = communicate(child)
     except BaseException:
         if child is not None:
             child.kill()
