@@ -8,7 +8,7 @@ heuristic as the hint, ``--time-limit`` seconds per phase on ``--workers`` worke
 per ρ, the largest proven size, its K (slots per query) and the median and largest solve time
 per size.
 
-``--method`` picks the planner's method (monolithic or decomposition). ``--set tpch13-synthetic``
+``--method`` picks the planner's method (auto, its default, monolithic or decomposition). ``--set tpch13-synthetic``
 instead plans the 13-query synthetic set of Figs. 7-8 at the paper's N (4,500 per query, same
 window, FR, δRSF 0.5, C_max 30, A5 seed 0) at every ρ of Fig. 7 and 1, each with ``--time-limit``
 seconds per phase, and prints each ρ's status, misses, cost, bound, gap and seconds: the plan's
@@ -21,7 +21,7 @@ each one's status and wall and CPU seconds, and the worst.
 Usage::
 
     python benchmarks/bench_planner.py [--quick] [--n 100] [--seeds 3] [--time-limit 10] [--workers 2]
-                                       [--method monolithic|decomposition] [--set a5|tpch13-synthetic|single]
+                                       [--method auto|monolithic|decomposition] [--set a5|tpch13-synthetic|single]
                                        [--out FILE.json]
 
 Wall time is up to ``sizes × 3 × seeds × 2 × time-limit``; sizes past the first one that
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="instances per size and ρ (default 3)")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per phase (default 10)")
     parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
-    parser.add_argument("--method", choices=METHODS, default="monolithic", help="the planner's method")
+    parser.add_argument("--method", choices=METHODS, default="auto", help="the planner's method")
     parser.add_argument("--set", dest="which", choices=("a5", "tpch13-synthetic", "single"), default="a5",
                         help="A5 frontier (default), the 13-query synthetic set at every ρ, or each of its queries alone")
     parser.add_argument("--out", type=Path, help="write every measurement as JSON")

@@ -142,9 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="optimal: phase 1 minimises misses or tardiness (default: misses)")
     plan.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="optimal: wall-clock seconds per solver phase (default: 10)")
     plan.add_argument("--workers", type=int, default=2, metavar="W", help="optimal: CP-SAT workers, 1 to 64 (default: 2)")
-    plan.add_argument("--method", choices=METHODS, default="monolithic",
-                      help="optimal: the slot model (monolithic) or per-query columns under a relaxed master "
-                           "(decomposition) (default: monolithic)")
+    plan.add_argument("--method", choices=METHODS, default="auto",
+                      help="optimal: the slot model (monolithic), per-query columns under a relaxed master "
+                           "(decomposition), or auto: the decomposition when every query has an executor of "
+                           "its own (each is then planned exactly), else the slot model (default: auto)")
     plan.add_argument("--json", action="store_true", help="print one strict JSON object")
     plan.add_argument("--out", type=Path, metavar="DIR", help="write DIR/batches.parquet and DIR/queries.parquet")
     plan.add_argument("--max-queries", type=int, metavar="Q",

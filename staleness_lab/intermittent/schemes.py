@@ -40,7 +40,7 @@ DISPATCH_SCHEMES = POLICIES
 
 
 def check_options(scheme: Any, objective: Any = "misses", time_limit: Any = 10.0, workers: Any = 2,
-                  deterministic_time: Any = None, method: Any = "monolithic") -> None:
+                  deterministic_time: Any = None, method: Any = "auto") -> None:
     """Raise :class:`InputError` naming the first bad option of :func:`make_plan`."""
     if scheme not in SCHEMES:
         raise InputError("--scheme", f"must be one of {', '.join(SCHEMES)}, got {scheme!r}")
@@ -80,7 +80,7 @@ def best_heuristic(qs: QuerySet, minbatch: bool = True) -> BatchPlan:
 def make_plan(qs: QuerySet, scheme: str, *, minbatch: bool = True, objective: str = "misses",
               time_limit: float = 10.0, workers: int = 2, deterministic_time: float | None = None,
               limits: PlanLimits | None = None, max_model_terms: int | None = MAX_MODEL_TERMS,
-              method: str = "monolithic") -> BatchPlan:
+              method: str = "auto") -> BatchPlan:
     """``qs`` planned by ``scheme`` (one of :data:`SCHEMES`). ``minbatch`` applies to the dispatch
     policies and to the hint of ``optimal``; ``objective``, ``time_limit``, ``workers`` and
     ``deterministic_time`` apply to ``optimal`` only. Bad options raise :class:`InputError`

@@ -153,7 +153,8 @@ from staleness_lab.intermittent.costs import LinearCost
 from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
-from staleness_lab.intermittent.plan import METHODS, OBJECTIVES, BatchPlan, Step, aggregate, at_model_costs, batch
+from staleness_lab.intermittent.plan import (METHODS, OBJECTIVES, BatchPlan, Step, aggregate, at_model_costs, batch,
+                                             chosen_method)
 from staleness_lab.intermittent.single import MAX_TUPLES as EXACT_MAX_TUPLES
 from staleness_lab.intermittent.single import exact
 from staleness_lab.intermittent.size import MAX_MODEL_TERMS
@@ -914,7 +915,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
                  hint: BatchPlan | None = None, deterministic_time: float | None = None,
                  fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
                  max_slots: int | None = None, max_terms: int | None = MAX_MODEL_TERMS,
-                 method: str = "monolithic") -> BatchPlan:
+                 method: str = "auto") -> BatchPlan:
     """The CP-SAT plan of ``qs`` on its time grid (module docstring): phase 1 minimises misses
     (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``.
 
@@ -931,7 +932,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     as possibly binding). ``None`` sets no limit: the papers' experiments, whose sizes their
     profiles fix, plan as they did before the rule (the rule guards input a user hands ``plan``).
 
-    ``method``: ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
+    ``method``: ``"auto"`` (the default: :func:`~staleness_lab.intermittent.plan.chosen_method`
+    picks one of the other two), ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
     and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, then a repair towards its
     columns, falling back to the slot model with the time left when they cannot close the gap;
     queries on executors of their own are planned exactly by DP,
@@ -958,14 +960,19 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     off_grid = _off_grid(qs)
     budget = _Budget(time_limit=float(time_limit), workers=workers,
                      deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
-    if method == "decomposition" and not (fixed or cost_cap or max_slots):
-        return _decomposed(qs, objective, budget, hint, off_grid, max_terms)
+    used = chosen_method(method, qs)
+    if used == "decomposition" and not (fixed or cost_cap or max_slots):
+        plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
+        if method == "auto":
+            plan.solver["method"] = "decomposition (auto: every query has an executor of its own)"
+        return plan
     # off the grid, a share of the budget is kept for the true bounds
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
                                                  workers=workers, deterministic=budget.deterministic,
                                                  started=budget.started)
     plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms)
-    note = "monolithic" if method == "monolithic" else "monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)"
+    note = ("monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)" if used == "decomposition"
+            else "monolithic (auto: queries share an executor)" if method == "auto" else "monolithic")
     plan.solver["method"] = note
     if off_grid:
         plan = _true_result(qs, objective, budget, plan, hint, off_grid, bool(fixed or cost_cap))

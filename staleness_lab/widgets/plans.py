@@ -43,11 +43,11 @@ TIME_LIMIT = 2.0
 
 def optimal_options(qs: QuerySet, budget: float = BUDGET) -> dict[str, object]:
     """What the explorer hands :func:`~staleness_lab.intermittent.schemes.make_plan` for the
-    optimum of ``qs``: when every query has an executor of its own, the decomposition, which plans
-    each exactly by dynamic programming (:mod:`staleness_lab.optimize.one_query`), proven in
-    milliseconds; otherwise the slot model within ``budget``."""
-    method = "decomposition" if len(qs.queries) <= qs.executors else "monolithic"
-    return {"workers": 1, "deterministic_time": budget, "time_limit": TIME_LIMIT, "method": method}
+    optimum of ``qs``: the planner's ``auto`` method (when every query has an executor of its own,
+    the decomposition, which plans each exactly by dynamic programming,
+    :mod:`staleness_lab.optimize.one_query`, proven in milliseconds; otherwise the slot model)
+    within ``budget``."""
+    return {"workers": 1, "deterministic_time": budget, "time_limit": TIME_LIMIT, "method": "auto"}
 
 
 def solver_verdict(solver: dict) -> str:

@@ -129,7 +129,7 @@ def test_the_verdict_on_the_optimum_holds_differs_or_waits_for_a_proof() -> None
 def test_a_grid_plan_at_the_cost_models_durations_stays_sound() -> None:
     # costs off the 0.1 grid (S = 0.25, R = 0.13): the solver rounds each step up
     qs = ix.single_query(12, "0.25", "0.13", 19, ix.AggCost(a0=Fraction(1, 4), a1=Fraction(1, 20)))
-    plan = optimal_plan(qs, time_limit=5.0, workers=1, max_terms=None)
+    plan = optimal_plan(qs, time_limit=5.0, workers=1, max_terms=None, method="monolithic")
     priced = at_model_costs(plan)
     assert check_plan(qs, plan) == [] and check_plan(qs, priced) == []
     assert [(s.start, s.size) for s in priced.steps] == [(s.start, s.size) for s in plan.steps]

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.intermittent import (
-    AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, StepProfile, TableCost, check_plan,
+    AggCost, FixedRate, LinearCost, PiecewiseCost, Query, QuerySet, StepProfile, TableCost, check_plan, load_queryset,
 )
 from staleness_lab.intermittent.deadlines import with_deadlines
 from staleness_lab.intermittent.schemes import best_heuristic
@@ -160,3 +160,24 @@ def test_a_paper_scale_query_is_proven_without_cp_sat() -> None:
     assert plan.solver["status"] == "optimal" and plan.misses == 0 and check_plan(qs, plan) == []
     assert [s["stage"] for s in plan.solver["stages"]] == ["separate executors"]
     assert plan.total_cost < algorithm1(qs).total_cost
+
+
+def test_the_default_method_plans_a_lone_query_exactly_and_shared_queries_by_the_slot_model() -> None:
+    """``auto``: a query with an executor of its own (Fig. 6's Q9 at f = 0.4, N = 4,500) is
+    proven by the DP as the decomposition proves it (the slot model ran out of 10 s unproven on
+    most of Fig. 6's grid); E5's three queries on one executor go to the slot model."""
+    base = paper_queries()
+    q = base.query("Q9")
+    alone = QuerySet(queries=(Query(q.name, q.arrivals, q.we + F(2, 5) * q.min_cost, q.cost, q.agg_cost),),
+                     time_unit=base.time_unit)
+    plan = optimal_plan(alone, max_terms=None)
+    assert plan.solver["method"] == "decomposition (auto: every query has an executor of its own)"
+    assert plan.solver["status"] == "optimal" and [s["stage"] for s in plan.solver["stages"]] == ["separate executors"]
+    assert plan.steps == optimal_plan(alone, method="decomposition", max_terms=None).steps
+    shared = load_queryset("data/intermittent/e5.yaml")
+    plan = optimal_plan(shared, time_limit=5.0, workers=1)
+    assert plan.solver["method"] == "monolithic (auto: queries share an executor)"
+    assert (plan.solver["status"], plan.misses, plan.total_cost) == ("optimal", 0, F(76))
+    default = run_cli(["plan", "data/intermittent/e5.yaml", "--scheme", "optimal", "--json"])
+    assert default.returncode == 0, default.stderr
+    assert '"method": "monolithic (auto: queries share an executor)"' in default.stdout

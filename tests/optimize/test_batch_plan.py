@@ -67,7 +67,7 @@ def _with(qs: QuerySet, deadlines) -> QuerySet:
 def test_e5_at_rho_04_is_proven_optimal_with_cost_76_in_under_10_s() -> None:
     qs = load_queryset(E5)
     began = time.perf_counter()
-    plan = optimal_plan(qs, time_limit=10.0, workers=2)
+    plan = optimal_plan(qs, time_limit=10.0, workers=2, method="monolithic")
     assert time.perf_counter() - began < 10.0
     _sound(qs, plan)
     assert plan.status == "ok" and plan.solver["status"] == "optimal"
@@ -83,7 +83,7 @@ def test_e5_at_rho_04_is_proven_optimal_with_cost_76_in_under_10_s() -> None:
 
 def test_e5_at_rho_1_costs_67_one_batch_each() -> None:
     qs = _with(load_queryset(E5), (132, 143, 177))
-    plan = optimal_plan(qs)
+    plan = optimal_plan(qs, method="monolithic")
     _sound(qs, plan)
     assert plan.solver["status"] == "optimal" and plan.misses == 0
     assert plan.total_cost == F(67)
@@ -96,13 +96,13 @@ def test_e5_with_minbatch_sizes_costs_the_heuristics_and_rho_02_misses_provably(
     at ρ = 0.2 C7 says no MinBatch plan meets every deadline, and CP-SAT proves a miss."""
     qs = load_queryset(E5)
     sizes = {"A": 20, "B": 25, "C": 20}
-    plan = optimal_plan(qs, fixed_sizes=sizes)
+    plan = optimal_plan(qs, fixed_sizes=sizes, method="monolithic")
     _sound(qs, plan)
     assert plan.misses == 0 and plan.total_cost == F(205, 2) and plan.minbatch == sizes
     assert _counts(plan) == {"A": 5, "B": 4, "C": 5}
     assert plan.solver["K"] == {"A": 5, "B": 4, "C": 5} and plan.solver["K_bound"] is False
     tight = with_deadlines(qs, F(1, 5), order=[0, 1, 2])
-    plan = optimal_plan(tight, fixed_sizes=sizes)
+    plan = optimal_plan(tight, fixed_sizes=sizes, method="monolithic")
     _sound(tight, plan)
     assert plan.misses >= 1
     if plan.solver["phases"][0]["status"] == "optimal":
@@ -113,9 +113,9 @@ def test_e5_with_minbatch_sizes_costs_the_heuristics_and_rho_02_misses_provably(
 
 def test_e5_on_two_executors_is_sound_and_misses_no_more() -> None:
     qs = with_deadlines(load_queryset(E5), F(1, 5), order=[0, 1, 2])
-    one = optimal_plan(qs, deterministic_time=0.05)
+    one = optimal_plan(qs, deterministic_time=0.05, method="monolithic")
     two_qs = qs.with_overrides(executors=2)
-    two = optimal_plan(two_qs, hint=one, time_limit=5.0)
+    two = optimal_plan(two_qs, hint=one, time_limit=5.0, method="monolithic")
     _sound(two_qs, two)
     assert set(two.batches["executor"]) <= {0, 1}
     assert two.misses <= one.misses
@@ -128,7 +128,7 @@ def test_e5_on_two_executors_is_sound_and_misses_no_more() -> None:
 @pytest.mark.parametrize(("deadline", "batches"), [(16, 1), (15, 1), (12, 2), (11, 3)])
 def test_e1_fewest_batches_at_cost_5(deadline: int, batches: int) -> None:
     qs = _single(10, F(deadline), LinearCost(S=F(0), R=F(1, 2)), unit=F(1, 2))
-    plan = optimal_plan(qs)
+    plan = optimal_plan(qs, method="monolithic")
     _sound(qs, plan)
     assert plan.solver["status"] == "optimal" and plan.misses == 0
     assert plan.total_cost == F(5)
@@ -142,7 +142,7 @@ def _e3(f: str) -> QuerySet:
 @pytest.mark.parametrize(("f", "total", "batches"), [("1", 22, 1), ("0.5", F(51, 2), 2), ("0.3", 28, 3), ("0.25", 28, 3)])
 def test_e3_totals(f: str, total, batches: int) -> None:
     qs = _e3(f)
-    plan = optimal_plan(qs)
+    plan = optimal_plan(qs, method="monolithic")
     _sound(qs, plan)
     assert plan.solver["status"] == "optimal" and plan.misses == 0
     assert plan.total_cost == F(total)
@@ -152,12 +152,12 @@ def test_e3_totals(f: str, total, batches: int) -> None:
 
 def test_e3_at_f_02_is_unknown_under_a_small_k_and_proven_only_with_k_equal_n() -> None:
     qs = _e3("0.2")
-    capped = optimal_plan(qs, max_slots=5)
+    capped = optimal_plan(qs, max_slots=5, method="monolithic")
     _sound(qs, capped)
     assert capped.status == "ok" and capped.misses == 1
     assert capped.solver["K"] == {"q": 5} and capped.solver["K_bound"] is True
     assert capped.solver["deadlines"] == "unknown" and capped.solver["status"] == "feasible"
-    full = optimal_plan(qs, time_limit=20.0)
+    full = optimal_plan(qs, time_limit=20.0, method="monolithic")
     _sound(qs, full)
     assert full.misses == 1
     if full.solver["phases"][-2]["status"] == "optimal" and full.solver["K"] == {"q": 100}:
@@ -173,16 +173,16 @@ def test_e3_at_f_02_is_unknown_under_a_small_k_and_proven_only_with_k_equal_n() 
 def test_infeasible_is_proven_only_for_exact_slot_counts_on_the_grid() -> None:
     # C capped at 20-tuple batches costs 53 > (1 + 0.5)·34 = 51: no plan (slot count exact)
     qs = load_queryset(E5)
-    plan = optimal_plan(qs, fixed_sizes={"C": 20}, cost_cap=True)
+    plan = optimal_plan(qs, fixed_sizes={"C": 20}, cost_cap=True, method="monolithic")
     _sound(qs, plan)
     assert plan.status == "infeasible" and plan.steps == ()
     # off the grid: Cost(N) = 5.05 rounds up to 5.1 > the cap 5.05 (δ = 0): unknown, not infeasible
     off = _single(10, F(20), LinearCost(S=F(1, 20), R=F(1, 2)), delta=F(0))
-    plan = optimal_plan(off, cost_cap=True)
+    plan = optimal_plan(off, cost_cap=True, method="monolithic")
     _sound(off, plan)
     assert plan.status == "unknown" and plan.solver["on_grid"] is False
     # the cap holds at E5's optimum (76 meets every (1 + δ)·Cost(N))
-    plan = optimal_plan(qs, cost_cap=True)
+    plan = optimal_plan(qs, cost_cap=True, method="monolithic")
     assert plan.solver["status"] == "optimal" and plan.total_cost == F(76)
 
 
@@ -197,8 +197,8 @@ def _strip(report: dict) -> dict:
 
 def test_deterministic_time_gives_identical_plans() -> None:
     qs = with_deadlines(load_queryset(E5), F(1, 5), order=[0, 1, 2])
-    first = optimal_plan(qs, deterministic_time=0.05)
-    second = optimal_plan(qs, deterministic_time=0.05)
+    first = optimal_plan(qs, deterministic_time=0.05, method="monolithic")
+    second = optimal_plan(qs, deterministic_time=0.05, method="monolithic")
     _sound(qs, first)
     assert first.steps == second.steps
     assert _strip(first.solver) == _strip(second.solver)
@@ -210,7 +210,7 @@ def test_a_feasible_result_is_never_worse_than_its_hint(rho: str) -> None:
     qs = with_deadlines(load_queryset(E5), F(rho), order=[0, 1, 2])
     heuristics = [dispatch(qs, policy) for policy in POLICIES]
     best = min(heuristics, key=lambda p: (p.misses, p.total_cost))
-    plan = optimal_plan(qs, hint=best, deterministic_time=0.01)
+    plan = optimal_plan(qs, hint=best, deterministic_time=0.01, method="monolithic")
     _sound(qs, plan)
     assert (plan.misses, plan.total_cost) <= (best.misses, best.total_cost)
     assert plan.solver["K"] == {q: n + 3 for q, n in _counts(best).items()}
@@ -219,7 +219,7 @@ def test_a_feasible_result_is_never_worse_than_its_hint(rho: str) -> None:
 def test_tardiness_objective_never_worse_than_its_hint() -> None:
     qs = with_deadlines(load_queryset(E5), F(1, 5), order=[0, 1, 2])
     edf = dispatch(qs, "edf")  # 1 miss, tardiness 4.6
-    plan = optimal_plan(qs, objective="tardiness", hint=edf, deterministic_time=0.1)
+    plan = optimal_plan(qs, objective="tardiness", hint=edf, deterministic_time=0.1, method="monolithic")
     _sound(qs, plan)
     assert [p["phase"] for p in plan.solver["phases"]][:2] == ["tardiness", "cost"]
     assert plan.total_tardiness <= edf.total_tardiness
@@ -267,7 +267,7 @@ def single_queries(draw) -> QuerySet:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(single_queries())
 def test_cp_sat_equals_the_exact_dp_on_single_queries(qs: QuerySet) -> None:
-    plan = optimal_plan(qs, time_limit=10.0)
+    plan = optimal_plan(qs, time_limit=10.0, method="monolithic")
     _sound(qs, plan)
     assert plan.solver["on_grid"] is True
     assert plan.solver["status"] == "optimal"
@@ -303,7 +303,7 @@ def multi_queries(draw) -> QuerySet:
 def test_cp_sat_beats_every_dispatcher_and_two_executors_never_miss_more(qs: QuerySet) -> None:
     heuristics = {policy: dispatch(qs, policy) for policy in POLICIES}
     best = min(heuristics.values(), key=lambda p: (p.misses, p.total_cost))
-    plan = optimal_plan(qs, hint=best, time_limit=5.0)
+    plan = optimal_plan(qs, hint=best, time_limit=5.0, method="monolithic")
     _sound(qs, plan)
     # never worse than the hint, proven or not
     assert (plan.misses, plan.total_cost) <= (best.misses, best.total_cost)
@@ -314,7 +314,7 @@ def test_cp_sat_beats_every_dispatcher_and_two_executors_never_miss_more(qs: Que
             if plan.misses == heuristic.misses and plan.solver["phases"][1]["status"] == "optimal":
                 assert plan.total_cost <= heuristic.total_cost, policy
     two_qs = qs.with_overrides(executors=2)
-    two = optimal_plan(two_qs, hint=plan, time_limit=5.0)
+    two = optimal_plan(two_qs, hint=plan, time_limit=5.0, method="monolithic")
     _sound(two_qs, two)
     assert two.misses <= plan.misses
 
@@ -330,9 +330,9 @@ def test_an_off_grid_hint_is_snapped_onto_the_grid_and_never_lost() -> None:
     qs = _single(60, F(66), LinearCost(S=F("1.237"), R=F("0.113")), agg=AggCost(a0=F("0.31"), a1=F("0.07")))
     hint = algorithm1(qs)
     assert hint.status == "ok" and hint.misses == 0 and len(hint.steps) == 3
-    rushed = optimal_plan(qs, hint=hint, workers=1, deterministic_time=0.001)
+    rushed = optimal_plan(qs, hint=hint, workers=1, deterministic_time=0.001, method="monolithic")
     assert rushed.status == "ok" and rushed.solver["status"] == "feasible" and rushed.misses == 0
     assert rushed.steps == hint.steps
     assert check_plan(qs, rushed) == [] and rushed.solver["on_grid"] is False
-    searched = optimal_plan(qs, hint=hint, workers=1, deterministic_time=2.0)
+    searched = optimal_plan(qs, hint=hint, workers=1, deterministic_time=2.0, method="monolithic")
     assert searched.status == "ok" and searched.misses == 0 and check_plan(qs, searched) == []

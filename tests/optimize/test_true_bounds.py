@@ -105,7 +105,8 @@ def test_on_two_executors_the_bounds_hold_against_the_optimum_on_an_exact_grid(q
     exact grid (every number a multiple of its unit, so nothing is rounded)."""
     unit = exact_unit(qs)
     assume(unit is not None)
-    reference = optimal_plan(replace(qs, time_unit=unit), workers=1, deterministic_time=5.0, max_terms=None)
+    reference = optimal_plan(replace(qs, time_unit=unit), workers=1, deterministic_time=5.0, max_terms=None,
+                             method="monolithic")
     assume(reference.solver["status"] == "optimal")
     misses, price = true_key(reference, "misses")[:2]
     plan = optimal_plan(qs, method="decomposition", workers=1, deterministic_time=2.0, max_terms=None)

@@ -65,7 +65,7 @@ def test_an_unproven_optimum_says_feasible_and_its_gap(explorer: BatchPlanExplor
     plan = make_plan(e5(3, 0.2), "optimal", **optimal_options(e5(3, 0.2)))
     assert timeless(explorer.summary) == timeless(plan.to_json())
     solver = explorer.summary["solver"]
-    assert solver["status"] == "feasible" and solver["method"] == "monolithic"
+    assert solver["status"] == "feasible" and solver["method"] == "monolithic (auto: queries share an executor)"
     first = next(p for p in solver["phases"] if p["status"] != "optimal")
     said = "gap not known" if first["gap"] is None else f"gap {first['gap']:.3g}"
     assert f"<b>feasible, {said} (the {first['phase']} phase not proven within the budget)</b>" in explorer.notes
@@ -77,7 +77,8 @@ def test_queries_on_executors_of_their_own_are_proven_by_the_exact_dp(explorer: 
     explorer.controls["rho"].value = 0.2
     explorer.controls["scheme"].value = "optimal"
     solver = explorer.summary["solver"]
-    assert solver["method"] == "decomposition" and solver["status"] == "optimal"
+    assert solver["method"] == "decomposition (auto: every query has an executor of its own)"
+    assert solver["status"] == "optimal"
     assert all(p["status"] == "optimal" and p["gap"] == 0 for p in solver["phases"])
     assert "<b>optimal (proven)</b>" in explorer.notes
     expected = make_plan(e5(3, 0.2, executors=3), "optimal", **optimal_options(e5(3, 0.2, executors=3)))
