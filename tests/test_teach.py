@@ -69,18 +69,7 @@ def test_a_signal_while_voila_starts_leaves_no_server_running() -> None:
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal gives it
     try:
         for k in range(60):
-            timer = threading.Timer(k * 1e-4, os.kill, (os.getpid(), signal.SIGINT))
-            returned = threading.Event()
-            watchdog = threading.Thread(target=_interrupt_unless, args=(returned, LOST_SIGNAL_AFTER_S), daemon=True)
-            watchdog.start()  # before the signal's timer, which could otherwise interrupt its start
-            with pytest.raises(KeyboardInterrupt):
-                try:
-                    timer.start()
-                    serve(port=port)
-                finally:
-                    returned.set()
-            timer.join()
-            watchdog.join()
+            _interrupted_serve(port, threading.Timer(k * 1e-4, os.kill, (os.getpid(), signal.SIGINT)))
             assert not survivors(f"voila .*--port={port}"), f"a Voila server still runs after a Ctrl-C at {k * 1e-4:.4f} s"
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -90,30 +79,37 @@ def test_a_sigint_another_thread_receives_still_stops_serve() -> None:
     """A process-directed signal goes to any thread that does not block it; Python then runs its
     handler in the main thread, but only once the main thread runs Python code again. ``serve``
     waited for Voila in one blocking ``waitpid``, which a signal taken by another thread does not
-    interrupt: the Ctrl-C was acted on only when Voila ended by itself (the signal test below hung
+    interrupt: the Ctrl-C was acted on only when Voila ended by itself (the signal test above hung
     so in about one fresh clone in five, with the suite's other threads about). Here the signal is
     sent to a second thread itself, once ``serve`` is waiting."""
     port = free_port()
     teaching_dir()
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    returned, fired = threading.Event(), []
     try:
-        waiting = threading.Timer(1.0, lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT))
-        watchdog = threading.Thread(target=lambda: fired.append(_interrupt_unless(returned, LOST_SIGNAL_AFTER_S)),
-                                    daemon=True)
-        watchdog.start()
-        with pytest.raises(KeyboardInterrupt):
-            try:
-                waiting.start()
-                serve(port=port)
-            finally:
-                returned.set()
-        waiting.join()
-        watchdog.join()
+        to_itself = threading.Timer(1.0, lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT))
+        resent = _interrupted_serve(port, to_itself)
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert fired == [False], "serve went on waiting for Voila after a SIGINT another thread received"
+    assert not resent, "serve went on waiting for Voila after a SIGINT another thread received"
     assert not survivors(f"voila .*--port={port}")
+
+
+def _interrupted_serve(port: int, signal_timer: threading.Timer) -> bool:
+    """``serve`` on ``port``, ``signal_timer`` started as it begins, ended by KeyboardInterrupt;
+    whether the watchdog had to send SIGINT again after :data:`LOST_SIGNAL_AFTER_S`."""
+    returned, resent = threading.Event(), []
+    watchdog = threading.Thread(target=lambda: resent.append(_interrupt_unless(returned, LOST_SIGNAL_AFTER_S)),
+                                daemon=True)
+    watchdog.start()  # before the signal's timer, which could otherwise interrupt its start
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            signal_timer.start()
+            serve(port=port)
+        finally:
+            returned.set()
+    signal_timer.join()
+    watchdog.join()
+    return resent[0]
 
 
 #: How long the signal tests wait for ``serve`` to end before they send SIGINT again. One fresh
