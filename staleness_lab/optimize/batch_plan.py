@@ -963,8 +963,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
         plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
-        if method == "auto":
-            plan.solver["method"] = "decomposition (auto: every query has an executor of its own)"
+        if method == "auto":  # the decomposition's own note kept (it may say the slot model closed it)
+            plan.solver["method"] += " (auto: every query has an executor of its own)"
         return plan
     # off the grid, a share of the budget is kept for the true bounds
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
