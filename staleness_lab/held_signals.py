@@ -7,10 +7,11 @@ import contextlib
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 HELD = (signal.SIGINT, signal.SIGTERM)
+_T = TypeVar("_T")
 #: The longest a wait for a child blocks before the main thread runs Python code again.
 WAIT_SLICE_S = 0.1
 
@@ -52,18 +53,19 @@ def wait(child: subprocess.Popen[Any]) -> int:
     handler in the main thread only when that thread runs Python code again. One blocking
     ``waitpid`` is not interrupted by a signal another thread took, so a Ctrl-C waited until
     the child ended by itself; between slices the handler runs (and its exception is raised)."""
-    while True:
-        try:
-            return child.wait(timeout=WAIT_SLICE_S)
-        except subprocess.TimeoutExpired:
-            continue
+    return _in_slices(child.wait)
 
 
 def communicate(child: subprocess.Popen[Any]) -> tuple[Any, Any]:
     """``child.communicate()`` in slices, as :func:`wait` (retrying after a timeout loses no
     output)."""
+    return _in_slices(child.communicate)
+
+
+def _in_slices(step: Callable[..., _T]) -> _T:
+    """``step(timeout=WAIT_SLICE_S)`` until it returns without timing out."""
     while True:
         try:
-            return child.communicate(timeout=WAIT_SLICE_S)
+            return step(timeout=WAIT_SLICE_S)
         except subprocess.TimeoutExpired:
             continue
