@@ -113,10 +113,10 @@ def _interrupted_serve(port: int, signal_timer: threading.Timer) -> bool:
 
 
 #: How long the signal tests wait for ``serve`` to end before they send SIGINT again. One fresh
-#: clone in four or five hung in the test above before ``serve`` waited in slices: the SIGINT had
-#: gone to another of the suite's threads, and ``serve`` went on waiting for Voila (the test
-#: before it reproduces that). Sent again, the test goes on to check what it is for, that no
-#: server is left.
+#: clone in four or five hung in ``test_a_signal_while_voila_starts_leaves_no_server_running``
+#: before ``serve`` waited in slices: the SIGINT had gone to another of the suite's threads, and
+#: ``serve`` went on waiting for Voila (``test_a_sigint_another_thread_receives_still_stops_serve``
+#: reproduces that). Sent again, the test goes on to check what it is for, that no server is left.
 LOST_SIGNAL_AFTER_S = 20.0
 
 
