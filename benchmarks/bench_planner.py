@@ -43,9 +43,8 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from staleness_lab.experiments.intermittent.sweeps import (  # noqa: E402
-    FIG6_FACTORS, multi_instance, paper_queries, random_a5_instance,
+    FIG6_FACTORS, alone_at_fig6, multi_instance, paper_queries, random_a5_instance,
 )
-from staleness_lab.intermittent import Query, QuerySet  # noqa: E402
 from staleness_lab.intermittent.numbers import exact as exact_number  # noqa: E402
 from staleness_lab.intermittent.single import algorithm1  # noqa: E402
 from staleness_lab.intermittent.plan import METHODS, at_model_costs  # noqa: E402
@@ -154,8 +153,7 @@ def single(args: argparse.Namespace) -> int:
     for q in base.queries:
         mine = []
         for f in FIG6_FACTORS:
-            qs = QuerySet(queries=(Query(q.name, q.arrivals, q.we + exact_number(f, "f") * q.min_cost, q.cost,
-                                         q.agg_cost),), time_unit=base.time_unit)
+            qs = alone_at_fig6(base, q.name, exact_number(f, "f"))
             hint = algorithm1(qs)
             wall, cpu = time.perf_counter(), time.process_time()
             plan = optimal_plan(qs, hint=hint if hint.status == "ok" else None, time_limit=args.time_limit,

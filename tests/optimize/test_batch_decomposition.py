@@ -20,7 +20,7 @@ from staleness_lab.intermittent import (
 from staleness_lab.intermittent.deadlines import with_deadlines
 from staleness_lab.intermittent.schemes import best_heuristic
 from staleness_lab.optimize import optimal_plan
-from staleness_lab.experiments.intermittent.sweeps import paper_queries, random_a5_instance
+from staleness_lab.experiments.intermittent.sweeps import alone_at_fig6, paper_queries, random_a5_instance
 from staleness_lab.intermittent.single import algorithm1, exact
 
 from tests.cli_fork import run_cli
@@ -149,19 +149,10 @@ def test_queries_on_their_own_executors_are_proven_by_the_exact_dp_alone(qs: Que
             assert mine.total_cost == dp.total_cost
 
 
-def _fig6_alone(name: str, f: F) -> QuerySet:
-    """Query ``name`` of the synthetic set alone at the paper's N, with Fig. 6's deadline
-    D = we + f·Cost(N)."""
-    base = paper_queries()
-    q = base.query(name)
-    return QuerySet(queries=(Query(q.name, q.arrivals, q.we + f * q.min_cost, q.cost, q.agg_cost),),
-                    time_unit=base.time_unit)
-
-
 def test_a_paper_scale_query_is_proven_without_cp_sat() -> None:
     """Q3 of the synthetic set alone, N = 4,500 piecewise costs, D = we + 0.1·Cost(N) (Fig. 6's
     tightest): proven by the DP, cheaper than Algorithm 1's plan."""
-    qs = _fig6_alone("Q3", F(1, 10))
+    qs = alone_at_fig6(paper_queries(), "Q3", F(1, 10))
     plan = optimal_plan(qs, method="decomposition", max_terms=None)
     assert plan.solver["status"] == "optimal" and plan.misses == 0 and check_plan(qs, plan) == []
     assert [s["stage"] for s in plan.solver["stages"]] == ["separate executors"]
@@ -172,7 +163,7 @@ def test_the_default_method_plans_a_lone_query_exactly_and_shared_queries_by_the
     """``auto``: a query with an executor of its own (Fig. 6's Q9 at f = 0.4, N = 4,500) is
     proven by the DP as the decomposition proves it (the slot model ran out of 10 s unproven on
     most of Fig. 6's grid); E5's three queries on one executor go to the slot model."""
-    alone = _fig6_alone("Q9", F(2, 5))
+    alone = alone_at_fig6(paper_queries(), "Q9", F(2, 5))
     plan = optimal_plan(alone, max_terms=None)
     assert plan.solver["method"] == "decomposition (auto: every query has an executor of its own)"
     assert plan.solver["status"] == "optimal" and [s["stage"] for s in plan.solver["stages"]] == ["separate executors"]

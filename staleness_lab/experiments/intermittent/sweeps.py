@@ -165,6 +165,14 @@ def paper_queries(costmodels: str = "", fits: str = "") -> QuerySet:
     return measured_queryset(measured, parts, delta_rsf=float(base.delta_rsf))
 
 
+def alone_at_fig6(base: QuerySet, name: str, f: Fraction) -> QuerySet:
+    """Query ``name`` of ``base`` alone on one executor with Fig. 6's deadline D = we + f·Cost(N)
+    (paper Sec. 7.1: a single query, its deadline a multiple of its single batch's cost)."""
+    q = base.query(name)
+    return QuerySet(queries=(Query(q.name, q.arrivals, q.we + f * q.min_cost, q.cost, q.agg_cost),),
+                    time_unit=base.time_unit)
+
+
 def fits_of(costmodels: str) -> str:
     """The digest of the measured fits in ``costmodels`` as the experiments read them ("" for the
     synthetic set): the grids put it in every row priced by them."""
@@ -365,9 +373,8 @@ def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time:
     base = paper_queries(costmodels, fits)
     if query not in base.names:
         raise InputError("query", f"must be one of {', '.join(base.names)}, got {query!r}")
-    q = base.query(query)
-    deadline = q.we + exact_number(f, "f") * q.min_cost
-    qs = QuerySet(queries=(Query(q.name, q.arrivals, deadline, q.cost, q.agg_cost),), time_unit=base.time_unit)
+    qs = alone_at_fig6(base, query, exact_number(f, "f"))
+    deadline, min_cost = qs.queries[0].deadline, base.query(query).min_cost
     if scheme == "algorithm1":
         plan = algorithm1(qs)
     elif scheme == "exact":
@@ -378,7 +385,7 @@ def fig6(query: str, f: float, scheme: str, costmodels: str, deterministic_time:
         hint = algorithm1(qs)
         plan = optimal_plan(qs, hint=hint if hint.status == "ok" else None, workers=1,
                             deterministic_time=deterministic_time, max_terms=None)  # sized by the profile
-    return pd.DataFrame([{**plan_row(qs, plan), "deadline": float(deadline), "min_cost": float(q.min_cost),
+    return pd.DataFrame([{**plan_row(qs, plan), "deadline": float(deadline), "min_cost": float(min_cost),
                           "solver_status": (plan.solver or {}).get("status", "")}])
 
 
