@@ -162,6 +162,7 @@ from staleness_lab.optimize.decomposition import (
     Column, HeadLayers, OutOfTime, QueryGrid, columns, least_splits, relaxation,
 )
 from staleness_lab.optimize.one_query import alone
+from staleness_lab.optimize.release_lp import release_bound
 from staleness_lab.optimize.true_bounds import Incumbent, TrueKey, bound_unit, floor_bounds, true_key
 
 SCHEME = "optimal"
@@ -186,6 +187,8 @@ FIRST_COUNTS = 4
 #: the slot model after it): the master of the 13-query set used all of it, so its columns, a third
 #: cheaper than the heuristic's plan, were never realized.
 REALIZE_SHARE = 0.25
+#: The release-time LP's bounds (:func:`_release_bounds`) take at most this share of the budget.
+RELEASE_LP_SHARE = 0.25
 #: Off the grid, the share of the slot model's budget kept for the true bounds (the relaxed master
 #: on the bound grid, :mod:`~staleness_lab.optimize.true_bounds`).
 TRUE_BOUND_SHARE = 0.25
@@ -1263,6 +1266,8 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
         bounds.value1 = max(bounds.value1, master.bound1)
     if master.cost_bound is not None and master.value1 is not None:
         bounds.cost_at = (master.value1, master.cost_bound)
+    if objective == "misses" and inc.plan is not None and inc.key[0] > bounds.value1 and len(grids) > qs.executors:
+        _release_bounds(qs, bounds, inc, budget, stages, reserve)
     if master.proven and master.key is not None:
         bounds.add_ref(master.key, objective)
     if master.chosen is not None:
@@ -1273,6 +1278,35 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
         if any(c.last == 0 for _, c in picked):
             master.chosen = None   # a wide column is a bound, no plan to realize
     return master, cols
+
+
+def _release_bounds(qs: QuerySet, bounds: _Bounds, inc: Incumbent, budget: _Budget, stages: list[dict[str, Any]],
+                    reserve: float) -> None:
+    """The release-time LP's bounds (:mod:`~staleness_lab.optimize.release_lp`) where the master
+    leaves the fewest misses open: the fewest misses, and when that rises, the least cost at it
+    (each seeded with the incumbent's batch sizes, together within :data:`RELEASE_LP_SHARE` of the
+    budget and leaving ``reserve``); both go into ``bounds``."""
+    began = time.perf_counter()
+    room = min(RELEASE_LP_SHARE * budget.total, budget.left() - reserve)
+
+    def stop() -> bool:
+        return budget.deterministic is None and time.perf_counter() - began >= room
+
+    seeds = [[_sizes(inc.plan, q.name)] for q in qs.queries]
+    for phase in ("misses", "cost"):
+        found = release_bound(bounds.grids, qs.executors, phase=phase, misses=bounds.value1, floors=bounds.floors,
+                              seeds=seeds, target=int(inc.key[0]) if phase == "misses" else None, stop=stop)
+        stages.append({"stage": "release LP", "phase": phase, "bound": found.bound, "lp": round(found.lp, 6),
+                       "rounds": found.rounds, "columns": found.columns, "converged": found.converged,
+                       "seconds": found.seconds})
+        if phase == "misses":
+            if found.bound <= bounds.value1:
+                return
+            bounds.value1 = found.bound
+        elif bounds.cost_at is not None and bounds.cost_at[0] == bounds.value1:
+            bounds.cost_at = (bounds.value1, max(bounds.cost_at[1], found.bound))
+        else:
+            bounds.cost_at = (bounds.value1, found.bound)
 
 
 def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
