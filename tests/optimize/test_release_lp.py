@@ -23,19 +23,8 @@ from staleness_lab.optimize import optimal_plan
 from staleness_lab.optimize.batch_plan import _bound_grid
 from staleness_lab.optimize.release_lp import _price, agg_minorant, release_bound
 
+from tests.intermittent.test_single import compositions
 from tests.optimize.test_batch_decomposition import query_sets
-
-
-def _splits(n: int):
-    """Every split of n tuples into batches, as sizes in order."""
-    for cuts in itertools.product((False, True), repeat=n - 1):
-        sizes, run = [], 1
-        for cut in cuts:
-            if cut:
-                sizes.append(run)
-                run = 0
-            run += 1
-        yield sizes + [run]
 
 
 @settings(max_examples=200, deadline=None)
@@ -55,7 +44,7 @@ def test_the_pricing_finds_the_cheapest_split(case) -> None:
         return sum(int(dur[s]) * int(weight[e]) for s, e in zip(sizes, ends)) + agg * agg_weight
 
     best, sizes = _price(dur, weight, agg_weight, agg1, alpha, beta)
-    assert best == min(value(s) for s in _splits(n))
+    assert best == min(value(list(s)) for s in compositions(n))
     assert sum(sizes) == n and value(list(sizes)) == best
 
 
