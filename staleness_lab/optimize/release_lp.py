@@ -141,14 +141,14 @@ def _price(dur: np.ndarray, weight: np.ndarray, agg_weight: int, agg1: int, alph
         best[j] = lo
         arg[j] = at
     one = dur[n] * weight[n] + agg1 * agg_weight
-    many = np.int64(-1)
-    last = 0
+    many = np.int64(0)               # a value may be negative (a falling minorant): no sentinel value
+    last = 0                         # 0: no split of two or more batches (N = 1)
     w = weight[n]
     for i in range(1, n):            # at least two batches: the last starts after tuple i >= 1
         v = best[i] + dur[n - i] * w + per_batch + alpha * agg_weight
-        if many < 0 or v < many:
+        if last == 0 or v < many:
             many, last = v, i
-    if many < 0 or one <= many:
+    if last == 0 or one <= many:
         return one, np.array([n], dtype=np.int64)
     sizes = [n - last]
     j = last
@@ -262,6 +262,8 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
         rho = {key: max(0.0, -row.dual_value()) for key, row in rows.items()}
         eta = max(0.0, -misses_row.dual_value()) if misses_row is not None else 0.0
         value, columns = _certify(pricers, at, deadlines, capacity, rho, eta, price, misses, cost_phase)
+        if value is None:
+            break
         best = value if best is None else max(best, value)
         fresh = [add(q, sizes) for q, sizes in columns]
         if not any(fresh):
@@ -274,15 +276,19 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
 
 
 def _certify(pricers: list[_Pricer], at: np.ndarray, deadlines: list[int], capacity: dict[tuple[int, int], int],
-             rho: dict[tuple[int, int], float], eta: float, price: list[int], misses: int, cost_phase: bool) -> tuple[int, list[tuple[int, tuple[int, ...]]]]:
+             rho: dict[tuple[int, int], float], eta: float, price: list[int], misses: int,
+             cost_phase: bool) -> tuple[int | None, list[tuple[int, tuple[int, ...]]]]:
     """The Lagrangian at the duals scaled to integers, exactly (module docstring), rounded up to an
     integer bound, and per query the cheapest plan at those duals when it prices below being late
-    (the columns to add). ``price``: what a late query adds."""
+    (the columns to add); ``(None, [])`` when the durations are too long for int64 (no bound but
+    the trivial 0). ``price``: what a late query adds."""
     scaled = {key: int(v * SCALE) for key, v in rho.items()}
     eta_scaled = int(eta * SCALE)
     # keep the pricing's sums in int64: scale the multipliers down when they would pass it
     reach = max(pricer.reach for pricer in pricers)
     room = (1 << 60) // reach - SCALE
+    if room <= 0:
+        return None, []     # durations past 2^60 / SCALE grid units: no certificate fits in int64
     spent = sum(scaled.values())
     if spent > room:
         scaled = {key: v * room // spent for key, v in scaled.items()}

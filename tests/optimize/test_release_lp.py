@@ -13,7 +13,7 @@ import itertools
 import math
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from staleness_lab.experiments.intermittent.sweeps import random_a5_instance
@@ -21,6 +21,7 @@ from staleness_lab.intermittent import QuerySet, check_plan
 from staleness_lab.intermittent.schemes import best_heuristic
 from staleness_lab.optimize import optimal_plan
 from staleness_lab.optimize.batch_plan import _bound_grid
+from staleness_lab.optimize.decomposition import QueryGrid
 from staleness_lab.optimize.release_lp import _price, agg_minorant, release_bound
 
 from tests.intermittent.test_single import compositions
@@ -31,7 +32,9 @@ from tests.optimize.test_batch_decomposition import query_sets
 @given(st.integers(1, 7).flatmap(lambda n: st.tuples(
     st.lists(st.integers(0, 9), min_size=n, max_size=n),
     st.lists(st.integers(0, 50), min_size=n + 1, max_size=n + 1),
-    st.integers(0, 20), st.integers(0, 6), st.integers(0, 5), st.integers(0, 4))))
+    st.integers(0, 20), st.integers(0, 6), st.integers(-6, 6), st.integers(-4, 4))))
+# a falling minorant (agg = [0, 0, 5, 0, 0] gives 15 - 5n): the best split is worth less than 0
+@example(([0, 0, 0, 10], [1] * 5, 1, 0, 15, -5))
 def test_the_pricing_finds_the_cheapest_split(case) -> None:
     steps, weight, agg_weight, agg1, alpha, beta = case
     dur = np.array([0] + list(itertools.accumulate(steps)), dtype=np.int64)  # durations never fall
@@ -48,7 +51,7 @@ def test_the_pricing_finds_the_cheapest_split(case) -> None:
     assert sum(sizes) == n and value(list(sizes)) == best
 
 
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=9), st.integers(0, 9))
+@given(st.lists(st.integers(-4, 4), min_size=1, max_size=9), st.integers(0, 9))
 def test_the_aggregation_minorant_lies_below_it_and_meets_it_at_two(steps: list[int], start: int) -> None:
     agg = [0, 0] + list(itertools.accumulate([start] + steps))
     alpha, beta = agg_minorant(agg)
@@ -68,6 +71,15 @@ def test_both_bounds_lie_at_or_below_the_proven_optimum(qs: QuerySet) -> None:
     assert found.bound <= misses
     at_cost = release_bound(bounds.grids, qs.executors, phase="cost", misses=misses, floors=bounds.floors)
     assert at_cost.bound * bounds.unit <= cost
+
+
+def test_durations_too_long_for_a_certificate_give_the_trivial_bound_not_an_error() -> None:
+    # 10^11 grid units a batch: the Lagrangian's scaled sums would pass int64
+    grids = [QueryGrid(name=f"q{k}", n=2, dur=[0, 10**11, 2 * 10**11], agg=[0, 0, 1], release=[0, 0, 1],
+                       deadline=10**11) for k in range(2)]
+    for phase in ("misses", "cost"):
+        found = release_bound(grids, 1, phase=phase, misses=1, floors=[2 * 10**11] * 2)
+        assert found.bound == 0 and not found.converged
 
 
 def test_on_six_a5_queries_it_proves_a_miss_the_time_free_bound_does_not_see() -> None:
