@@ -194,6 +194,12 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
     began = time.perf_counter()
     cost_phase = phase == "cost"
     at = instants(grids)
+    pricers = [_Pricer(g, at) for g in grids]
+    # the multipliers' room in the pricing's int64 sums, at most: none past 2^60 / SCALE grid units
+    room = (1 << 60) // max(pricer.reach for pricer in pricers) - SCALE
+    if room <= 0:
+        return ReleaseBound(bound=0, lp=float("nan"), rounds=0, columns=0, converged=False,
+                            seconds=round(time.perf_counter() - began, 4))
     deadlines = sorted({g.deadline for g in grids})
     rows_of = [[k for k, d in enumerate(deadlines) if d >= g.deadline] for g in grids]
     solver = pywraplp.Solver.CreateSolver(LP_SOLVER)
@@ -230,7 +236,6 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
         misses_row.SetCoefficient(excess, -1)
         objective.SetCoefficient(excess, EXCESS_PRICE * (1 + max(floors, default=0)))
     objective.SetMinimization()
-    pricers = [_Pricer(g, at) for g in grids]
     pool: list[set[tuple[int, ...]]] = [set() for _ in grids]
 
     def add(q: int, sizes: tuple[int, ...]) -> bool:
@@ -261,9 +266,7 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
         lp = objective.Value()
         rho = {key: max(0.0, -row.dual_value()) for key, row in rows.items()}
         eta = max(0.0, -misses_row.dual_value()) if misses_row is not None else 0.0
-        value, columns = _certify(pricers, at, deadlines, capacity, rho, eta, price, misses, cost_phase)
-        if value is None:
-            break
+        value, columns = _certify(pricers, at, deadlines, capacity, rho, eta, price, misses, cost_phase, room)
         best = value if best is None else max(best, value)
         fresh = [add(q, sizes) for q, sizes in columns]
         if not any(fresh):
@@ -277,18 +280,14 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
 
 def _certify(pricers: list[_Pricer], at: np.ndarray, deadlines: list[int], capacity: dict[tuple[int, int], int],
              rho: dict[tuple[int, int], float], eta: float, price: list[int], misses: int,
-             cost_phase: bool) -> tuple[int | None, list[tuple[int, tuple[int, ...]]]]:
+             cost_phase: bool, room: int) -> tuple[int, list[tuple[int, tuple[int, ...]]]]:
     """The Lagrangian at the duals scaled to integers, exactly (module docstring), rounded up to an
     integer bound, and per query the cheapest plan at those duals when it prices below being late
-    (the columns to add); ``(None, [])`` when the durations are too long for int64 (no bound but
-    the trivial 0). ``price``: what a late query adds."""
+    (the columns to add). ``price``: what a late query adds; ``room``: the most the scaled
+    multipliers may sum to and keep the pricing's sums in int64."""
     scaled = {key: int(v * SCALE) for key, v in rho.items()}
     eta_scaled = int(eta * SCALE)
     # keep the pricing's sums in int64: scale the multipliers down when they would pass it
-    reach = max(pricer.reach for pricer in pricers)
-    room = (1 << 60) // reach - SCALE
-    if room <= 0:
-        return None, []     # durations past 2^60 / SCALE grid units: no certificate fits in int64
     spent = sum(scaled.values())
     if spent > room:
         scaled = {key: v * room // spent for key, v in scaled.items()}
