@@ -31,6 +31,10 @@ completes no earlier than ``max(r_j, the earliest track, its table) + its own du
 the mean-busy-time bound (:func:`_busy_time_bound`). The search gives up (returns None) past
 ``budget`` labels or the deadline.
 
+:func:`dive` is a beam search over the same labels (each layer keeps the labels of least cost
+plus bound): a heuristic that finds a near-optimal schedule fast, to give the exact search a
+lower ``upper``, and that is itself exact when no layer had more labels than its beam.
+
 The search runs compiled (:mod:`staleness_lab.optimize.block_labels`, with the bound of
 :mod:`staleness_lab.optimize.block_bound`) unless a number could pass int64; the loop here, with
 :func:`_rest`, is the reference it equals. On a 48-update block of Bateni's X2 instances (load
@@ -59,6 +63,51 @@ class _Label(NamedTuple):
     batch: tuple[int, int, int, int, int] | None  # (table, first, last, start, end)
 
 
+class _Instance(NamedTuple):
+    """What both searches take of a block: the durations computed once, each update's own
+    release-bound term, Smith's ranks, and the compiled bound's arrays (None past int64)."""
+
+    n: list[int]
+    table: dict[tuple[int, int, int], int]
+    own: list[list[int]]
+    rank: list[list[int]]
+    arrays: tuple[np.ndarray, ...] | None
+
+
+def _instance(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
+              pieces: Sequence[Sequence[int]]) -> _Instance:
+    n = [len(row) for row in arrivals]
+    table = {(i, a, b): dur(i, a, b) for i in range(len(n)) for a in range(n[i]) for b in range(a, n[i])}
+    own = [[coef[i][j] * table[(i, j, j)] for j in range(n[i])] for i in range(len(n))]
+    smith = sorted(((i, j) for i in range(len(n)) for j in range(n[i])),  # Smith's order: q / coef increasing
+                   key=lambda u: pieces[u[0]][u[1]] / coef[u[0]][u[1]] if coef[u[0]][u[1]] else math.inf)
+    rank = [[0] * count for count in n]
+    for place, (i, j) in enumerate(smith):
+        rank[i][j] = place
+    # numba comes with the search, not with the package: it maps ~180 MB (sim/compiled.py)
+    from staleness_lab.optimize.block_bound import instance_arrays
+
+    return _Instance(n, table, own, rank, instance_arrays(arrivals, coef, pieces, own, rank, n))
+
+
+def dive(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
+         pieces: Sequence[Sequence[int]], tracks: int, forced: bool, upper: int, beam: int, budget: int,
+         deadline: float) -> tuple[list[tuple[int, int, int, int, int]] | None, bool]:
+    """A beam search over :func:`search`'s labels, to find a good schedule fast: each layer
+    keeps the ``beam`` labels of least cost plus bound. The batches of the best schedule it
+    reached below ``upper`` (``[]``: none), and whether that is proven minimal (no layer had more
+    than ``beam`` labels, so the search was exact); ``(None, False)`` when it made ``budget``
+    labels, ran past ``deadline`` or a number could pass int64 (it runs compiled only)."""
+    from staleness_lab.optimize.block_labels import BEAM_CUT, FOUND
+
+    block = _instance(arrivals, dur, coef, pieces)
+    found = "overflow" if block.arrays is None else _compiled_search(block, coef, tracks, forced, upper, budget,
+                                                                     deadline, beam)
+    if found == "overflow" or found[0] not in (FOUND, BEAM_CUT):
+        return None, False
+    return found[1], found[0] == FOUND
+
+
 def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
            pieces: Sequence[Sequence[int]], tracks: int, forced: bool, upper: int, budget: int, deadline: float,
            compiled: bool = True) -> list[tuple[int, int, int, int, int]] | None:
@@ -67,23 +116,16 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     objective ``upper`` is then optimal); None when the search gave up (module docstring). The
     compiled search (:mod:`staleness_lab.optimize.block_labels`) runs unless ``compiled`` is
     False or a number could pass int64; this loop is its reference."""
-    n = [len(row) for row in arrivals]
-    table = {(i, a, b): dur(i, a, b) for i in range(len(n)) for a in range(n[i]) for b in range(a, n[i])}
-    dur = lambda i, a, b: table[(i, a, b)]  # noqa: E731 - the durations, computed once
-    own = [[coef[i][j] * dur(i, j, j) for j in range(n[i])] for i in range(len(n))]
-    smith = sorted(((i, j) for i in range(len(n)) for j in range(n[i])),  # Smith's order: q / coef increasing
-                   key=lambda u: pieces[u[0]][u[1]] / coef[u[0]][u[1]] if coef[u[0]][u[1]] else math.inf)
-    rank = [[0] * count for count in n]
-    for place, (i, j) in enumerate(smith):
-        rank[i][j] = place
-    # numba comes with the search, not with the package: it maps ~180 MB (sim/compiled.py)
-    from staleness_lab.optimize.block_bound import bounds, instance_arrays
+    from staleness_lab.optimize.block_bound import bounds
+    from staleness_lab.optimize.block_labels import FOUND
 
-    arrays = instance_arrays(arrivals, coef, pieces, own, rank, n)
+    block = _instance(arrivals, dur, coef, pieces)
+    n, table, own, rank, arrays = block
+    dur = lambda i, a, b: table[(i, a, b)]  # noqa: E731 - the durations, computed once
     if compiled and arrays is not None:
-        found = _compiled_search(arrays, table, coef, n, tracks, forced, upper, budget, deadline)
+        found = _compiled_search(block, coef, tracks, forced, upper, budget, deadline)
         if found != "overflow":
-            return found
+            return found[1] if found[0] == FOUND else None
 
     def rest(done: tuple[int, ...], child: _Label) -> float:
         if arrays is not None:
@@ -114,18 +156,19 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     return out[::-1]
 
 
-def _compiled_search(arrays: tuple[np.ndarray, ...], table: dict[tuple[int, int, int], int],
-                     coef: Sequence[Sequence[int]], n: list[int], tracks: int, forced: bool, upper: int, budget: int,
-                     deadline: float) -> list[tuple[int, int, int, int, int]] | None | str:
-    """:func:`search` by :func:`staleness_lab.optimize.block_labels.search`, or ``"overflow"``
+def _compiled_search(block: _Instance, coef: Sequence[Sequence[int]], tracks: int, forced: bool, upper: int,
+                     budget: int, deadline: float, beam: int = 0
+                     ) -> tuple[int, list[tuple[int, int, int, int, int]]] | str:
+    """:func:`staleness_lab.optimize.block_labels.search`'s status and batches, or ``"overflow"``
     when a cost could pass int64 (every end is at most the last arrival plus, per update, the
     longest batch holding it; a cost is at most Σ coef times that)."""
     from staleness_lab.optimize.block_bound import INT_LIMIT
-    from staleness_lab.optimize.block_labels import FOUND, GAVE_UP, search as compiled, state_radices
+    from staleness_lab.optimize.block_labels import OVERFLOW, search as compiled, state_radices
 
+    n, arrays = block.n, block.arrays
     width = max(n, default=0)
     dur = np.zeros((len(n), width, width), dtype=np.int64)
-    for (i, a, b), value in table.items():
+    for (i, a, b), value in block.table.items():
         dur[i, a, b] = value
     # per update j, the longest batch a..b holding it: max over a <= j of (max over b >= j of dur[i, a, b])
     holding = np.maximum.accumulate(np.maximum.accumulate(dur[:, :, ::-1], axis=2)[:, :, ::-1], axis=1)
@@ -135,16 +178,14 @@ def _compiled_search(arrays: tuple[np.ndarray, ...], table: dict[tuple[int, int,
     if radices is None or sum(map(sum, coef)) * (last + longest) > INT_LIMIT or upper > INT_LIMIT or budget > INT_LIMIT:
         return "overflow"
     try:
-        status, batches = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline)
+        status, batches = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline, beam)
     except SystemError as error:
         # A signal handler raised inside the search's clock check (Python code, every 256 labels):
         # the search returns at once and CPython reports its exception as this error's cause.
         if error.__cause__ is None:
             raise
         raise error.__cause__ from None
-    if status == FOUND:
-        return [tuple(int(v) for v in row) for row in batches]
-    return None if status == GAVE_UP else "overflow"
+    return "overflow" if status == OVERFLOW else (int(status), [tuple(int(v) for v in row) for row in batches])
 
 
 def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],

@@ -23,7 +23,7 @@ from numba.typed import Dict
 from staleness_lab.optimize.block_bound import bounds
 
 #: The search's outcomes (:func:`search`'s status).
-FOUND, GAVE_UP, OVERFLOW = 0, 1, 2
+FOUND, GAVE_UP, OVERFLOW, BEAM_CUT = 0, 1, 2, 3
 #: A state's key is Π (n_i + 1) at most this (int64 with room).
 KEY_LIMIT = 2**62
 
@@ -80,14 +80,48 @@ def _swap_is_better(r: np.ndarray, n: np.ndarray, forced: bool, batch: np.ndarra
 
 
 @njit(cache=True)
+def _keep_best(first: int, s_next: np.ndarray, s_head: np.ndarray, l_next: np.ndarray, l_f: np.ndarray,
+               l_dead: np.ndarray, beam: int) -> bool:
+    """Mark dead every label of the layer whose states start at ``first`` but the ``beam`` with
+    the lowest cost plus bound; whether any was."""
+    count = 0
+    s = first
+    while s >= 0:
+        x = s_head[s]
+        while x >= 0:
+            count += 1
+            x = l_next[x]
+        s = s_next[s]
+    if count <= beam:
+        return False
+    found = np.empty(count, np.int64)
+    k = 0
+    s = first
+    while s >= 0:
+        x = s_head[s]
+        while x >= 0:
+            found[k] = x
+            k += 1
+            x = l_next[x]
+        s = s_next[s]
+    order = np.argsort(l_f[found], kind="mergesort")
+    for k in range(beam, count):
+        l_dead[found[order[k]]] = True
+    return True
+
+
+@njit(cache=True)
 def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, rank: np.ndarray,
            n: np.ndarray, dur: np.ndarray, radices: np.ndarray, tracks: int, forced: bool, upper: int,
-           budget: int, deadline: float) -> tuple[int, np.ndarray]:
+           budget: int, deadline: float, beam: int = 0) -> tuple[int, np.ndarray]:
     """``(status, batches)``: FOUND with the batches ``(table, first, last, start, end)`` of a
     schedule below ``upper``, minimal among them (none: an empty array); GAVE_UP past ``budget``
     labels or ``deadline`` (``time.perf_counter``); OVERFLOW when a bound would pass int64 (the
     caller runs the Python reference). Arrays as :func:`~.block_bound.bounds` takes them, and
-    ``dur[i, a, b]`` the duration of table i's batch of updates a..b."""
+    ``dur[i, a, b]`` the duration of table i's batch of updates a..b. With ``beam`` > 0, each
+    layer keeps only the ``beam`` labels of least cost plus bound (a beam search: a heuristic),
+    and the status is BEAM_CUT when that dropped a label (the schedule, if any, is then not
+    proven minimal)."""
     t_count = n.shape[0]
     total = 0
     for i in range(t_count):
@@ -100,6 +134,8 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     l_parent = np.full(cap, -1, np.int64)
     l_batch = np.full((cap, 5), -1, np.int64)
     l_next = np.full(cap, -1, np.int64)
+    l_f = np.zeros(cap, np.float64)
+    l_dead = np.zeros(cap, np.bool_)
     s_cap = 1 << 10
     s_pending = np.zeros((s_cap, t_count), np.int64)
     s_head = np.full(s_cap, -1, np.int64)
@@ -110,15 +146,21 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     s_head[0] = 0
     layer_head[0] = 0
     labels, states, made = 1, 1, 0
+    cut = False  # whether the beam dropped a label
     new_tracks = np.empty(tracks, np.int64)
     new_tables = np.empty(t_count, np.int64)
     done = np.empty(t_count, np.int64)
     for layer in range(total):
+        if beam > 0:
+            cut = _keep_best(layer_head[layer], s_next, s_head, l_next, l_f, l_dead, beam) or cut
         s = layer_head[layer]
         while s >= 0:
             pending = s_pending[s].copy()
             label = s_head[s]
             while label >= 0:
+                if l_dead[label]:
+                    label = l_next[label]
+                    continue
                 for i in range(t_count):
                     a = pending[i]
                     weight = 0
@@ -174,7 +216,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                         if labels == l_cost.shape[0]:
                             l_cost, l_weight, l_tracks = _grown(l_cost), _grown(l_weight), _grown(l_tracks)
                             l_tables, l_parent, l_batch = _grown(l_tables), _grown(l_parent), _grown(l_batch)
-                            l_next = _grown(l_next)
+                            l_next, l_f, l_dead = _grown(l_next), _grown(l_f), _grown(l_dead)
                         new = labels
                         l_cost[new] = cost
                         l_weight[new] = weight
@@ -216,6 +258,8 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                         l_batch[new, 3], l_batch[new, 4] = start, end
                         l_next[new] = s_head[target]
                         s_head[target] = new
+                        l_f[new] = cost + max(float(release), busy)
+                        l_dead[new] = False
                 label = l_next[label]
             s = s_next[s]
     best = -1
@@ -236,7 +280,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     for place in range(count - 1, -1, -1):
         out[place] = l_batch[x]
         x = l_parent[x]
-    return FOUND, out
+    return BEAM_CUT if cut else FOUND, out
 
 
 def compile_search() -> None:

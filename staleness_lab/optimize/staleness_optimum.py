@@ -91,7 +91,9 @@ with the next and solved again; one whose unproven schedule runs past it keeps t
 earliest end. Each block is proven, in this order, by its
 completion floor meeting the hint (the hint is optimal), by the exact labelling search of
 :mod:`staleness_lab.optimize.block_dp` (within :data:`SEARCH_BUDGET` labels), or by the model
-above. ``method="monolithic"`` is the reference: one block, the model alone.
+above. Each run of the search is preceded by its beam search (:data:`DIVE_BEAM` labels a layer),
+whose schedule, when better, becomes the search's upper bound: the exact search's time grows
+steeply with how far that bound lies above the optimum. ``method="monolithic"`` is the reference: one block, the model alone.
 
 **Result.** Tracks are assigned greedily by start (lowest free track). ``status`` is
 ``"optimal"`` (every block proven) or ``"feasible"`` (a schedule, not proven: at worst the hint,
@@ -124,7 +126,7 @@ from ortools.sat.python import cp_model
 from staleness_lab.cpsat import check_workers, solve
 from staleness_lab.errors import InputError
 from staleness_lab.model import Workload
-from staleness_lab.optimize.block_dp import search
+from staleness_lab.optimize.block_dp import dive, search
 from staleness_lab.optimize.time_blocks import cuts as block_cuts
 from staleness_lab.optimize.time_blocks import spans as block_spans
 from staleness_lab.sim.metrics import total_weighted_staleness
@@ -163,6 +165,12 @@ FIRST_CAP = 0.5
 SECOND_SHARE = 0.5
 #: On several tracks the search first probes a block for at most this many seconds.
 PROBE_CAP = 0.05
+
+#: The labels per layer the beam search (:func:`~staleness_lab.optimize.block_dp.dive`) keeps
+#: before the exact search. On a 34-update block of a 12 x 14 instance at load .8 on two tracks it
+#: brought the upper bound from 0.096 % above the optimum to 0.013 % in 0.36 s; the exact search
+#: took 96 s below the first and 14 s below the second (9.5 s below the optimum itself).
+DIVE_BEAM = 1000
 
 #: CP-SAT's generic cuts, switched off: the LP's strength here is its scheduling cuts on the pieces.
 GENERIC_CUTS = ("add_mir_cuts", "add_cg_cuts", "add_zero_half_cuts", "add_clique_cuts")
@@ -787,6 +795,12 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
     pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
 
     def by_search(now: _Solved, until: float) -> _Solved:
+        dived, exact = dive(grid.r, grid.dur, coef, pieces, tracks, not relaxed, _objective(grid, now.batches), DIVE_BEAM,
+                            SEARCH_BUDGET, until)
+        if dived:
+            now = _Solved(False, [_Batch(*b) for b in dived], now.lower)
+        if exact:
+            return _Solved(True, now.batches, _objective(grid, now.batches))
         found = search(grid.r, grid.dur, coef, pieces, tracks, not relaxed, _objective(grid, now.batches),
                        SEARCH_BUDGET, until)
         if found is None:

@@ -21,7 +21,7 @@ from staleness_lab import simulate
 from staleness_lab.model import parse_workload
 from staleness_lab.optimize import brute_force, optimum
 from staleness_lab.optimize import staleness_optimum as so
-from staleness_lab.optimize.block_dp import search
+from staleness_lab.optimize.block_dp import dive, search
 from staleness_lab.optimize.time_blocks import cuts, spans
 from staleness_lab.theory.bateni.metrics import measures
 
@@ -96,6 +96,8 @@ def test_the_search_gives_up_past_its_budget_and_says_when_the_hint_is_optimal()
         assert found and all(end - start == dur(i, a, b) for i, a, b, start, end in found)
         best = sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found)
         assert search(arrivals, dur, coef, pieces, 1, True, best, 10**6, 1e18, compiled=compiled) == []  # none below
+    assert dive(many, dur, [[1] * 6] * 3, [[5] * 6] * 3, 2, False, 10**9, 10, 10**6, 0.0) == (None, False)
+    assert dive(arrivals, dur, coef, pieces, 1, True, 10**9, 10, 1, 1e18) == (None, False)  # past its budget
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,12 +129,20 @@ def _search_equals_brute_force(data: dict[str, Any], forced: bool) -> None:
     pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
     upper = so._objective(grid, hint) + 1  # so that the search returns its minimum, the hint's own included
     truth = brute_force(w, forced=forced).X
+
+    def x_of(batches: list[tuple[int, int, int, int, int]]) -> Fraction:
+        assert all(end - start == grid.dur(i, a, b) for i, a, b, start, end in batches)
+        return so._constant(grid) + Fraction(sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in batches),
+                                             grid.wscale * grid.scale**2)
+
     for compiled in (True, False):  # the compiled search and its Python reference
         found = search(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**7, 1e18, compiled=compiled)
-        assert found
-        best = so._constant(grid) + Fraction(sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found),
-                                             grid.wscale * grid.scale**2)
-        assert best == truth
+        assert found and x_of(found) == truth
+    # the beam search: exact when no layer is cut (a beam wider than any layer), a true schedule when one is
+    assert x_of(dive(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**6, 10**7, 1e18)[0]) == truth
+    narrow, proven = dive(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 2, 10**7, 1e18)
+    assert narrow is not None
+    assert x_of(narrow) == truth if proven else not narrow or x_of(narrow) >= truth
 
 
 def test_a_block_too_large_to_model_keeps_the_hint_with_a_true_bound() -> None:
