@@ -6,7 +6,8 @@ one track, the bound took 92 % of the search's time in Python).
 Two bounds, as in :func:`staleness_lab.optimize.block_dp._rest`: the *release bound* (every
 pending update ``j`` completes no earlier than its ready time, ``max(r_j, the earliest track,
 its table)``, plus its own duration), an exact integer, and the *mean-busy-time bound* (Goemans
-1996: preemptive Smith's rule on one machine from the ready times, ``Σ coef_j (M_j + q_j/2)``),
+1996: preemptive Smith's rule on one machine from the ready times, ``Σ coef_j (M_j + q_j/2)``,
+ties in Smith's ratio ``q_j / coef_j`` broken by table, then update),
 whose float operations are Python's in Python's order, slightly lowered against rounding. The
 machine's speed at time t is the number of tracks free by t (a track still running a placed batch
 adds nothing before it frees): no schedule on the tracks processes the pending pieces faster, so
@@ -16,6 +17,14 @@ q_j/2 after its own. With every track free from the start this is Goemans' speed
 machine; on two tracks whose second frees late (the batch just placed), it is tighter. Numbers
 are int64: :func:`bounds` reports when the release bound would not fit, and the caller then uses
 the Python reference.
+
+**Forced batching** (a batch takes every update of its table arrived by its start) makes both
+bounds tighter. A table's next batch starts no earlier than ``top = max(the earliest track, its
+table, its first pending arrival)``, so it holds every pending update arrived by ``top``: they
+complete together, no earlier than ``top`` plus that batch's duration, and their pieces run
+one after another on one track. Both bounds take them as one job (its coef and piece the
+sums, Smith's ratio the sums'); its piece still runs at rate 1 on one track, so it ends half
+its size after its mean busy time, and the updates all complete at or after that end.
 """
 
 from __future__ import annotations
@@ -31,14 +40,14 @@ INT_LIMIT = 4.0e18
 
 
 def instance_arrays(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]],
-                    pieces: Sequence[Sequence[int]], own: Sequence[Sequence[int]], rank: Sequence[Sequence[int]],
+                    pieces: Sequence[Sequence[int]], own: Sequence[Sequence[int]],
                     n: Sequence[int]) -> tuple[np.ndarray, ...] | None:
     """The search's instance as :func:`bounds` takes it (2-D int64 arrays ``[table, update]``,
     then the update counts), or None when a number is beyond int64's range (the caller then uses
     the Python reference)."""
     width = max(n, default=0)
     out = []
-    for rows in (arrivals, coef, pieces, own, rank):
+    for rows in (arrivals, coef, pieces, own):
         if any(abs(v) > INT_LIMIT for row in rows for v in row):
             return None
         grid = np.zeros((len(n), width), dtype=np.int64)
@@ -49,16 +58,22 @@ def instance_arrays(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[i
 
 
 @njit(cache=True)
+def _before(key: np.ndarray, x: int, y: int) -> bool:
+    """Whether job x comes before job y in Smith's order: the lower ratio, then the earlier job."""
+    return key[x] < key[y] or key[x] == key[y] and x < y
+
+
+@njit(cache=True)
 def _sift_down(heap: np.ndarray, key: np.ndarray, size: int) -> None:
-    """Restore the min-heap ``heap[:size]`` (of indices, ordered by ``key``) after its root changed."""
+    """Restore the min-heap ``heap[:size]`` (of job indices, in :func:`_before`'s order) after its root changed."""
     at = 0
     while True:
         child = 2 * at + 1
         if child >= size:
             return
-        if child + 1 < size and key[heap[child + 1]] < key[heap[child]]:
+        if child + 1 < size and _before(key, heap[child + 1], heap[child]):
             child += 1
-        if key[heap[child]] >= key[heap[at]]:
+        if not _before(key, heap[child], heap[at]):
             return
         heap[at], heap[child] = heap[child], heap[at]
         at = child
@@ -69,29 +84,30 @@ def _sift_up(heap: np.ndarray, key: np.ndarray, at: int) -> None:
     """Restore the min-heap after ``heap[at]`` was appended."""
     while at > 0:
         parent = (at - 1) // 2
-        if key[heap[parent]] <= key[heap[at]]:
+        if not _before(key, heap[at], heap[parent]):
             return
         heap[at], heap[parent] = heap[parent], heap[at]
         at = parent
 
 
 @njit(cache=True)
-def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, rank: np.ndarray,
-           n: np.ndarray, pending: np.ndarray, track_free: np.ndarray, table_free: np.ndarray,
+def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, n: np.ndarray, dur: np.ndarray,
+           forced: bool, pending: np.ndarray, track_free: np.ndarray, table_free: np.ndarray,
            cutoff: float) -> tuple[int, float, bool]:
     """``(release bound, mean-busy-time bound, fits)`` of the updates ``pending[i]..n[i]-1`` of
-    every table ``i`` (2-D arrays indexed ``[table, update]``) when the tracks free at
-    ``track_free`` (sorted) and the tables at ``table_free``; ``fits`` is False when the release
-    bound may exceed int64 (both numbers are then meaningless). A search only asks whether the
-    larger bound reaches ``cutoff``: once the release bound reaches it the busy-time bound is not
-    computed (0.0), and once the busy-time bound's sum of non-negative terms reaches it the sum
-    stops there; pass ``math.inf`` for both numbers in full."""
+    every table ``i`` (2-D arrays indexed ``[table, update]``; ``dur[i, a, b]`` the duration of a
+    batch of updates a..b; ``forced``: forced batching, module docstring) when the tracks free
+    at ``track_free`` (sorted) and the tables at ``table_free``; ``fits`` is False when the
+    release bound may exceed int64 (both numbers are then meaningless). A search only asks
+    whether the larger bound reaches ``cutoff``: once the release bound reaches it the busy-time
+    bound is not computed (0.0), and once the busy-time bound's sum of non-negative terms
+    reaches it the sum stops there; pass ``math.inf`` for both numbers in full."""
     tables = n.shape[0]
     m = 0
     for i in range(tables):
         m += n[i] - pending[i]
     ready = np.empty(m, np.int64)
-    key = np.empty(m, np.int64)  # Smith's rank
+    key = np.empty(m, np.float64)  # Smith's ratio
     piece = np.empty(m, np.int64)
     weight = np.empty(m, np.int64)
     release = 0
@@ -99,23 +115,37 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     k = 0
     for i in range(tables):
         floor = max(track_free[0], table_free[i])
-        for j in range(pending[i], n[i]):
+        first = pending[i]
+        j = first
+        if forced and first < n[i]:  # the updates the next batch holds, as one job
+            top = max(floor, r[i, first])
+            w, q = 0, 0
+            while j < n[i] and r[i, j] <= top:
+                w += coef[i, j]
+                q += pieces[i, j]
+                j += 1
+            approx += abs(float(w) * float(top + dur[i, first, j - 1]))
+            release += w * (top + dur[i, first, j - 1])
+            ready[k], piece[k], weight[k] = top, q, w
+            key[k] = q / w if w else math.inf
+            k += 1
+        while j < n[i]:
             at = max(r[i, j], floor)
             approx += abs(float(coef[i, j]) * float(at)) + abs(float(own[i, j]))
             release += coef[i, j] * at + own[i, j]
-            ready[k] = at
-            key[k] = rank[i, j]
-            piece[k] = pieces[i, j]
-            weight[k] = coef[i, j]
+            ready[k], piece[k], weight[k] = at, pieces[i, j], coef[i, j]
+            key[k] = pieces[i, j] / coef[i, j] if coef[i, j] else math.inf
             k += 1
+            j += 1
+    m = k
     if approx > INT_LIMIT:
         return 0, 0.0, False
     if release >= cutoff:
         return release, 0.0, True
-    order = np.argsort(ready, kind="mergesort")
+    order = np.argsort(ready[:m], kind="mergesort")
     left = np.zeros(m)
     busy = np.zeros(m)  # ∫ t · rate dt
-    heap = np.empty(m, np.int64)  # the waiting pieces, Smith's order first (ranks are distinct)
+    heap = np.empty(m, np.int64)  # the waiting pieces, Smith's order first
     size = 0
     now = 0.0
     nxt = 0
@@ -162,5 +192,5 @@ def compile_bounds() -> None:
     pays the compilation inside its time limit (the Python reference search calls it from Python;
     :func:`staleness_lab.optimize.block_labels.compile_search` warms both)."""
     one = np.ones((1, 1), dtype=np.int64)
-    bounds(one, one, one, one, np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
+    bounds(one, one, one, one, np.ones(1, dtype=np.int64), np.ones((1, 1, 1), dtype=np.int64), True,
            np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), math.inf)

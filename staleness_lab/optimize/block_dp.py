@@ -64,13 +64,14 @@ class _Label(NamedTuple):
 
 
 class _Instance(NamedTuple):
-    """What both searches take of a block: the durations computed once, each update's own
-    release-bound term, Smith's ranks, and the compiled bound's arrays (None past int64)."""
+    """What both searches take of a block: the durations computed once (by key and as an array
+    ``[table, first, last]``), each update's own release-bound term, and the compiled bound's
+    arrays (None past int64)."""
 
     n: list[int]
     table: dict[tuple[int, int, int], int]
+    durations: np.ndarray
     own: list[list[int]]
-    rank: list[list[int]]
     arrays: tuple[np.ndarray, ...] | None
 
 
@@ -78,16 +79,18 @@ def _instance(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], 
               pieces: Sequence[Sequence[int]]) -> _Instance:
     n = [len(row) for row in arrivals]
     table = {(i, a, b): dur(i, a, b) for i in range(len(n)) for a in range(n[i]) for b in range(a, n[i])}
+    width = max(n, default=0)
+    durations = np.zeros((len(n), width, width), dtype=np.int64)
+    if all(abs(value) < 2**62 for value in table.values()):
+        for (i, a, b), value in table.items():
+            durations[i, a, b] = value
     own = [[coef[i][j] * table[(i, j, j)] for j in range(n[i])] for i in range(len(n))]
-    smith = sorted(((i, j) for i in range(len(n)) for j in range(n[i])),  # Smith's order: q / coef increasing
-                   key=lambda u: pieces[u[0]][u[1]] / coef[u[0]][u[1]] if coef[u[0]][u[1]] else math.inf)
-    rank = [[0] * count for count in n]
-    for place, (i, j) in enumerate(smith):
-        rank[i][j] = place
     # numba comes with the search, not with the package: it maps ~180 MB (sim/compiled.py)
-    from staleness_lab.optimize.block_bound import instance_arrays
+    from staleness_lab.optimize.block_bound import INT_LIMIT, instance_arrays
 
-    return _Instance(n, table, own, rank, instance_arrays(arrivals, coef, pieces, own, rank, n))
+    arrays = instance_arrays(arrivals, coef, pieces, own, n)
+    fits = arrays is not None and all(abs(value) <= INT_LIMIT for value in table.values())
+    return _Instance(n, table, durations, own, arrays if fits else None)
 
 
 def dive(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
@@ -120,7 +123,7 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     from staleness_lab.optimize.block_labels import FOUND
 
     block = _instance(arrivals, dur, coef, pieces)
-    n, table, own, rank, arrays = block
+    n, table, durations, own, arrays = block
     dur = lambda i, a, b: table[(i, a, b)]  # noqa: E731 - the durations, computed once
     if compiled and arrays is not None:
         found = _compiled_search(block, coef, tracks, forced, upper, budget, deadline)
@@ -129,11 +132,12 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
 
     def rest(done: tuple[int, ...], child: _Label) -> float:
         if arrays is not None:
-            release, busy, fits = bounds(*arrays, np.array(done, dtype=np.int64), np.array(child.tracks, dtype=np.int64),
-                                         np.array(child.tables, dtype=np.int64), math.inf)
+            release, busy, fits = bounds(*arrays, durations, forced, np.array(done, dtype=np.int64),
+                                         np.array(child.tracks, dtype=np.int64), np.array(child.tables, dtype=np.int64),
+                                         math.inf)
             if fits:
                 return max(release, busy)
-        return _rest(arrivals, coef, pieces, own, rank, done, child)
+        return _rest(arrivals, coef, pieces, own, dur, forced, done, child)
 
     layers: list[dict[tuple[int, ...], list[_Label]]] = [{} for _ in range(sum(n) + 1)]
     layers[0][tuple(0 for _ in n)] = [_Label(0, 0, (0,) * tracks, (0,) * len(n), None, None)]
@@ -165,11 +169,7 @@ def _compiled_search(block: _Instance, coef: Sequence[Sequence[int]], tracks: in
     from staleness_lab.optimize.block_bound import INT_LIMIT
     from staleness_lab.optimize.block_labels import OVERFLOW, search as compiled, state_radices
 
-    n, arrays = block.n, block.arrays
-    width = max(n, default=0)
-    dur = np.zeros((len(n), width, width), dtype=np.int64)
-    for (i, a, b), value in block.table.items():
-        dur[i, a, b] = value
+    n, arrays, dur = block.n, block.arrays, block.durations
     # per update j, the longest batch a..b holding it: max over a <= j of (max over b >= j of dur[i, a, b])
     holding = np.maximum.accumulate(np.maximum.accumulate(dur[:, :, ::-1], axis=2)[:, :, ::-1], axis=1)
     longest = sum(int(holding[i, j, j]) for i, count in enumerate(n) for j in range(count))
@@ -232,44 +232,51 @@ def _swap_is_better(arrivals: Sequence[Sequence[int]], forced: bool, n: list[int
 
 
 def _rest(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], pieces: Sequence[Sequence[int]],
-          own: Sequence[Sequence[int]], rank: Sequence[Sequence[int]], pending: tuple[int, ...],
+          own: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], forced: bool, pending: tuple[int, ...],
           label: _Label) -> float:
-    """A lower bound on what the pending updates add (module docstring): the larger of the
-    release bound and the mean-busy-time bound."""
+    """A lower bound on what the pending updates add (module docstring, and
+    :mod:`~.block_bound` for what forced batching adds): the larger of the release bound and the
+    mean-busy-time bound."""
     release = 0
-    jobs = []
-    for i, a in enumerate(pending):
+    jobs = []  # (ready, piece, coef)
+    for i, first in enumerate(pending):
         floor = max(label.tracks[0], label.tables[i])
-        for j in range(a, len(arrivals[i])):
+        j = first
+        if forced and first < len(arrivals[i]):  # the updates the next batch holds, as one job
+            top = max(floor, arrivals[i][first])
+            while j < len(arrivals[i]) and arrivals[i][j] <= top:
+                j += 1
+            weight, piece = sum(coef[i][first:j]), sum(pieces[i][first:j])
+            release += weight * (top + dur(i, first, j - 1))
+            jobs.append((top, piece, weight))
+        for j in range(j, len(arrivals[i])):
             ready = max(arrivals[i][j], floor)
             release += coef[i][j] * ready + own[i][j]
-            jobs.append((ready, i, j))
-    return max(release, _busy_time_bound(jobs, coef, pieces, rank, label.tracks))
+            jobs.append((ready, pieces[i][j], coef[i][j]))
+    return max(release, _busy_time_bound(jobs, label.tracks))
 
 
-def _busy_time_bound(jobs: list[tuple[int, int, int]], coef: Sequence[Sequence[int]],
-                     pieces: Sequence[Sequence[int]], rank: Sequence[Sequence[int]],
-                     tracks: tuple[int, ...]) -> float:
-    """Σ coef_j (M_j + q_j/2) with M_j the mean busy time of piece j under preemptive Smith's
-    rule (``rank``: each update's place in Smith's order) on one machine from the ``ready``
-    times, whose speed at time t is the number of ``tracks`` (sorted free times) free by t
-    (Goemans 1996, with a speed profile: no schedule on the tracks has a smaller Σ coef M, and a
-    piece run at rate 1 ends q_j/2 after its mean busy time; :mod:`~.block_bound`); slightly
-    lowered against float rounding."""
-    jobs.sort()
-    waiting: list[tuple[int, int, int, float, float]] = []  # (rank, i, j, work left, ∫ t · rate dt so far)
+def _busy_time_bound(jobs: list[tuple[int, int, int]], tracks: tuple[int, ...]) -> float:
+    """Σ coef_j (M_j + q_j/2) over ``jobs`` ``(ready, q_j, coef_j)``, with M_j the mean busy time
+    of job j under preemptive Smith's rule (ratio q_j / coef_j, ties by place in ``jobs``) on one
+    machine from the ready times, whose speed at time t is the number of ``tracks`` (sorted
+    free times) free by t (Goemans 1996, with a speed profile: no schedule on the tracks has a
+    smaller Σ coef M, and a piece run at rate 1 ends q_j/2 after its mean busy time;
+    :mod:`~.block_bound`); slightly lowered against float rounding."""
+    arrivals = sorted(range(len(jobs)), key=lambda k: jobs[k][0])
+    waiting: list[tuple[float, int, float, float]] = []  # (ratio, job, work left, ∫ t · rate dt so far)
     now, k, total, speed = 0.0, 0, 0.0, 0
     while k < len(jobs) or waiting:
         if not waiting:
-            now = max(now, jobs[k][0])
-        while k < len(jobs) and jobs[k][0] <= now:
-            _, i, j = jobs[k]
-            heapq.heappush(waiting, (rank[i][j], i, j, float(pieces[i][j]), 0.0))
+            now = max(now, jobs[arrivals[k]][0])
+        while k < len(jobs) and jobs[arrivals[k]][0] <= now:
+            _, piece, weight = jobs[arrivals[k]]
+            heapq.heappush(waiting, (piece / weight if weight else math.inf, arrivals[k], float(piece), 0.0))
             k += 1
         while speed < len(tracks) and tracks[speed] <= now:
             speed += 1
-        event = min(jobs[k][0] if k < len(jobs) else math.inf, tracks[speed] if speed < len(tracks) else math.inf)
-        order, i, j, left, busy = heapq.heappop(waiting)
+        event = min(jobs[arrivals[k]][0] if k < len(jobs) else math.inf, tracks[speed] if speed < len(tracks) else math.inf)
+        ratio, job, left, busy = heapq.heappop(waiting)
         finish = now + left / speed
         ends = finish <= event         # decided by the end, not by what is left:
         until = finish if ends else event  # far from 0, now + left/speed may not move
@@ -277,10 +284,10 @@ def _busy_time_bound(jobs: list[tuple[int, int, int]], coef: Sequence[Sequence[i
         left = 0.0 if ends else left - speed * (until - now)
         now = until
         if left > 1e-9:
-            heapq.heappush(waiting, (order, i, j, left, busy))
+            heapq.heappush(waiting, (ratio, job, left, busy))
         else:
-            q = pieces[i][j]
-            total += coef[i][j] * ((busy / q if q else now) + q / 2)
+            _, q, weight = jobs[job]
+            total += weight * ((busy / q if q else now) + q / 2)
     return total * (1 - 1e-9)
 
 

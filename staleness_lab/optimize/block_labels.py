@@ -111,8 +111,8 @@ def _keep_best(first: int, s_next: np.ndarray, s_head: np.ndarray, l_next: np.nd
 
 
 @njit(cache=True)
-def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, rank: np.ndarray,
-           n: np.ndarray, dur: np.ndarray, radices: np.ndarray, tracks: int, forced: bool, upper: int,
+def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, n: np.ndarray,
+           dur: np.ndarray, radices: np.ndarray, tracks: int, forced: bool, upper: int,
            budget: int, deadline: float, beam: int = 0) -> tuple[int, np.ndarray]:
     """``(status, batches)``: FOUND with the batches ``(table, first, last, start, end)`` of a
     schedule below ``upper``, minimal among them (none: an empty array); GAVE_UP past ``budget``
@@ -193,7 +193,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 t = 0
                             new_tables[h] = t
                         cost = l_cost[label] + weight * end
-                        release, busy, fits = bounds(r, coef, pieces, own, rank, n, done, new_tracks, new_tables,
+                        release, busy, fits = bounds(r, coef, pieces, own, n, dur, forced, done, new_tracks, new_tables,
                                                      float(upper - cost))
                         if not fits:
                             return OVERFLOW, np.empty((0, 5), np.int64)
@@ -291,5 +291,5 @@ def compile_search() -> None:
 
     compile_bounds()
     one = np.ones((1, 1), dtype=np.int64)
-    search(one, one, one, one, np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
-           np.ones((1, 1, 1), dtype=np.int64), np.ones(1, dtype=np.int64), 1, True, 10, 10, 1e18)
+    search(one, one, one, one, np.ones(1, dtype=np.int64), np.ones((1, 1, 1), dtype=np.int64),
+           np.ones(1, dtype=np.int64), 1, True, 10, 10, 1e18)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from staleness_lab import simulate
 from staleness_lab.model import parse_workload
 from staleness_lab.optimize import brute_force, optimum
+from staleness_lab.optimize import block_dp
 from staleness_lab.optimize import staleness_optimum as so
 from staleness_lab.optimize.block_dp import dive, search
 from staleness_lab.optimize.time_blocks import cuts, spans
@@ -138,6 +139,10 @@ def _search_equals_brute_force(data: dict[str, Any], forced: bool) -> None:
     for compiled in (True, False):  # the compiled search and its Python reference
         found = search(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**7, 1e18, compiled=compiled)
         assert found and x_of(found) == truth
+    root = block_dp._Label(0, 0, (0,) * w.tracks, (0,) * len(coef), None, None)  # nothing placed: its bound is OPT's
+    own = [[c * grid.dur(i, j, j) for j, c in enumerate(row)] for i, row in enumerate(coef)]
+    rest = block_dp._rest(grid.r, coef, pieces, own, grid.dur, forced, (0,) * len(coef), root)
+    assert so._constant(grid) + Fraction(rest) / (grid.wscale * grid.scale**2) <= truth
     # the beam search: exact when no layer is cut (a beam wider than any layer), a true schedule when one is
     assert x_of(dive(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 10**6, 10**7, 1e18)[0]) == truth
     narrow, proven = dive(grid.r, grid.dur, coef, pieces, w.tracks, forced, upper, 2, 10**7, 1e18)
@@ -175,11 +180,12 @@ def test_the_hint_is_myopics_schedule_on_the_grid(tables: int, updates: int, tra
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=st.data(), tables=st.integers(1, 4), tracks=st.integers(1, 3))
-def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tables: int, tracks: int) -> None:
-    """The search's bound on a label's pending updates (release and mean-busy-time bounds) as
-    compiled equals :func:`block_dp._rest`, on random tables, labels and free times."""
-    from staleness_lab.optimize import block_dp
+@given(data=st.data(), tables=st.integers(1, 4), tracks=st.integers(1, 3), forced=st.booleans())
+def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tables: int, tracks: int,
+                                                        forced: bool) -> None:
+    """The search's bound on a label's pending updates (release and mean-busy-time bounds, with
+    forced batching's first batch of each table as one job or not) as compiled equals
+    :func:`block_dp._rest`, on random tables, labels and free times."""
     from staleness_lab.optimize.block_bound import bounds, instance_arrays
 
     ints = st.integers(0, 10**7)
@@ -187,23 +193,29 @@ def test_the_compiled_bound_equals_the_python_reference(data: st.DataObject, tab
     arrivals = [sorted(data.draw(st.lists(ints, min_size=k, max_size=k))) for k in n]
     coef = [data.draw(st.lists(st.integers(0, 10**5), min_size=k, max_size=k)) for k in n]
     pieces = [data.draw(st.lists(st.integers(0, 10**5), min_size=k, max_size=k)) for k in n]
-    own = [[c * p for c, p in zip(cs, ps)] for cs, ps in zip(coef, pieces)]
-    order = data.draw(st.permutations(range(sum(n))))
-    rank, place = [], iter(order)
-    for k in n:
-        rank.append([next(place) for _ in range(k)])
+    alpha = [data.draw(st.integers(0, 10**5)) for _ in n]
+
+    def dur(i: int, a: int, b: int) -> int:
+        return alpha[i] + sum(pieces[i][a:b + 1])
+
+    own = [[c * dur(i, j, j) for j, c in enumerate(cs)] for i, cs in enumerate(coef)]
+    durations = np.zeros((tables, max(n, default=0), max(n, default=0)), dtype=np.int64)
+    for i, k in enumerate(n):
+        for a in range(k):
+            for b in range(a, k):
+                durations[i, a, b] = dur(i, a, b)
     pending = tuple(data.draw(st.integers(0, k)) for k in n)
     label = block_dp._Label(0, 0, tuple(sorted(data.draw(st.lists(ints, min_size=tracks, max_size=tracks)))),
                             tuple(data.draw(st.lists(ints, min_size=tables, max_size=tables))), None, None)
-    arrays = instance_arrays(arrivals, coef, pieces, own, rank, n)
-    free = np.array(label.tracks, dtype=np.int64)
-    release, busy, fits = bounds(*arrays, np.array(pending, dtype=np.int64), free,
-                                 np.array(label.tables, dtype=np.int64), math.inf)
+    arrays = instance_arrays(arrivals, coef, pieces, own, n)
+    free, busy_tables = np.array(label.tracks, dtype=np.int64), np.array(label.tables, dtype=np.int64)
+    release, busy, fits = bounds(*arrays, durations, forced, np.array(pending, dtype=np.int64), free, busy_tables,
+                                 math.inf)
     assert fits
-    reference = block_dp._rest(arrivals, coef, pieces, own, rank, pending, label)
+    reference = block_dp._rest(arrivals, coef, pieces, own, dur, forced, pending, label)
     assert max(release, busy) == pytest.approx(reference, rel=1e-12, abs=1e-9)
     cutoff = data.draw(st.floats(0, 2 * reference + 1))  # a search's question: does the bound reach the cutoff?
-    cut = bounds(*arrays, np.array(pending, dtype=np.int64), free, np.array(label.tables, dtype=np.int64), cutoff)
+    cut = bounds(*arrays, durations, forced, np.array(pending, dtype=np.int64), free, busy_tables, cutoff)
     if max(release, busy) < cutoff:
         assert cut == (release, busy, True)
     else:
