@@ -193,6 +193,28 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 t = 0
                             new_tables[h] = t
                         cost = l_cost[label] + weight * end
+                        key = 0
+                        for h in range(t_count):
+                            key += done[h] * radices[h]
+                        if labels == l_cost.shape[0]:
+                            l_cost, l_weight, l_tracks = _grown(l_cost), _grown(l_weight), _grown(l_tracks)
+                            l_tables, l_parent, l_batch = _grown(l_tables), _grown(l_parent), _grown(l_batch)
+                            l_next, l_f, l_dead = _grown(l_next), _grown(l_f), _grown(l_dead)
+                        new = labels
+                        l_cost[new] = cost
+                        l_tracks[new] = new_tracks
+                        l_tables[new] = new_tables
+                        target = keys[key] if key in keys else -1
+                        if target >= 0:  # a label at the state that covers the new one: no bound needed
+                            x = s_head[target]
+                            dominated = False
+                            while x >= 0:
+                                if _covers(l_cost, l_tracks, l_tables, x, new):
+                                    dominated = True
+                                    break
+                                x = l_next[x]
+                            if dominated:
+                                continue
                         release, busy, fits = bounds(r, coef, pieces, own, n, dur, forced, done, new_tracks, new_tables,
                                                      float(upper - cost))
                         if not fits:
@@ -210,29 +232,8 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 now = time.perf_counter()
                             if now > deadline:
                                 return GAVE_UP, np.empty((0, 5), np.int64)
-                        key = 0
-                        for h in range(t_count):
-                            key += done[h] * radices[h]
-                        if labels == l_cost.shape[0]:
-                            l_cost, l_weight, l_tracks = _grown(l_cost), _grown(l_weight), _grown(l_tracks)
-                            l_tables, l_parent, l_batch = _grown(l_tables), _grown(l_parent), _grown(l_batch)
-                            l_next, l_f, l_dead = _grown(l_next), _grown(l_f), _grown(l_dead)
-                        new = labels
-                        l_cost[new] = cost
                         l_weight[new] = weight
-                        l_tracks[new] = new_tracks
-                        l_tables[new] = new_tables
-                        if key in keys:
-                            target = keys[key]
-                            x = s_head[target]
-                            dominated = False
-                            while x >= 0:
-                                if _covers(l_cost, l_tracks, l_tables, x, new):
-                                    dominated = True
-                                    break
-                                x = l_next[x]
-                            if dominated:
-                                continue
+                        if target >= 0:
                             kept, x = -1, s_head[target]  # unlink the labels the new one covers
                             while x >= 0:
                                 following = l_next[x]
