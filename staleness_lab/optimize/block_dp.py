@@ -79,17 +79,17 @@ def _instance(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], 
               pieces: Sequence[Sequence[int]]) -> _Instance:
     n = [len(row) for row in arrivals]
     table = {(i, a, b): dur(i, a, b) for i in range(len(n)) for a in range(n[i]) for b in range(a, n[i])}
-    width = max(n, default=0)
-    durations = np.zeros((len(n), width, width), dtype=np.int64)
-    if all(abs(value) < 2**62 for value in table.values()):
-        for (i, a, b), value in table.items():
-            durations[i, a, b] = value
     own = [[coef[i][j] * table[(i, j, j)] for j in range(n[i])] for i in range(len(n))]
     # numba comes with the search, not with the package: it maps ~180 MB (sim/compiled.py)
     from staleness_lab.optimize.block_bound import INT_LIMIT, instance_arrays
 
     arrays = instance_arrays(arrivals, coef, pieces, own, n)
     fits = arrays is not None and all(abs(value) <= INT_LIMIT for value in table.values())
+    width = max(n, default=0)
+    durations = np.zeros((len(n), width, width), dtype=np.int64)
+    if fits:
+        for (i, a, b), value in table.items():
+            durations[i, a, b] = value
     return _Instance(n, table, durations, own, arrays if fits else None)
 
 
