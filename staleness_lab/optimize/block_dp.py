@@ -28,8 +28,10 @@ that it should have preceded by Smith's rule (:func:`_swap_is_better`): the swap
 the same state no later at a lower objective. A label is also dropped when its objective plus a
 bound on the rest reaches ``upper``: the larger of the release bound (every pending update j
 completes no earlier than ``max(r_j, the earliest track, its table) + its own duration``) and
-the mean-busy-time bound (:func:`_busy_time_bound`). The search gives up (returns None) past
-``budget`` labels or the deadline.
+the mean-busy-time bound (:func:`_busy_time_bound`), both with forced batching's next batch of
+each table as one job (:mod:`staleness_lab.optimize.block_bound`). A child that a label at its
+state covers is dropped before its bound is computed. The search gives up (returns None) past
+``budget`` labels (children kept by both rules) or the deadline.
 
 :func:`dive` is a beam search over the same labels (each layer keeps the labels of least cost
 plus bound): a heuristic that finds a near-optimal schedule fast, to give the exact search a
@@ -146,12 +148,14 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
         for pending, labels in layer.items():
             for label in labels:
                 for child, done in _children(arrivals, dur, coef, forced, n, pending, label):
-                    if child.cost + rest(done, child) >= upper:
+                    there = layers[sum(done)].setdefault(done, [])
+                    if any(_covers(old, child) for old in there) or child.cost + rest(done, child) >= upper:
                         continue
                     made += 1
                     if made > budget or made % 256 == 0 and time.perf_counter() > deadline:
                         return None
-                    _insert(layers[sum(done)].setdefault(done, []), child)
+                    there[:] = [old for old in there if not _covers(child, old)]
+                    there.append(child)
     best = min(layers[-1].get(tuple(n), []), key=lambda label: label.cost, default=None)
     out = []
     while best is not None and best.batch is not None:
@@ -291,13 +295,7 @@ def _busy_time_bound(jobs: list[tuple[int, int, int]], tracks: tuple[int, ...]) 
     return total * (1 - 1e-9)
 
 
-def _insert(labels: list[_Label], new: _Label) -> None:
-    """Add ``new`` to a state's labels unless one dominates it; drop those it dominates."""
-    def covers(x: _Label, y: _Label) -> bool:
-        return (x.cost <= y.cost and all(p <= q for p, q in zip(x.tracks, y.tracks))
-                and all(p <= q for p, q in zip(x.tables, y.tables)))
-
-    if any(covers(old, new) for old in labels):
-        return
-    labels[:] = [old for old in labels if not covers(new, old)]
-    labels.append(new)
+def _covers(x: _Label, y: _Label) -> bool:
+    """Whether label x is at least as good as label y in cost, every track and every table."""
+    return (x.cost <= y.cost and all(p <= q for p, q in zip(x.tracks, y.tracks))
+            and all(p <= q for p, q in zip(x.tables, y.tables)))

@@ -6,10 +6,14 @@ load .8 on one track, 20,000 labels took the Python loop 2.6-4.2 s with the comp
 this search 0.3 s).
 
 Labels live in growing arrays (cost, weight of the last batch, sorted track free times (none
-before the last batch's start), table free times, parent, last batch); a state (the next update
-of every table) is a mixed-radix integer key, and its labels are a linked list of label indices.
-States are expanded layer by layer (updates placed), as in Python; a dominated label is unlinked
-(its slot stays: a label is only dominated before its layer is expanded, so it has no children).
+before the last batch's start), table free times, parent, last batch, cost plus bound, and
+whether a beam dropped it); a state (the next update of every table) is a mixed-radix integer
+key, and its labels are a linked list of label indices. States are expanded layer by layer
+(updates placed), as in Python; a dominated label is unlinked (its slot stays: a label is only
+dominated before its layer is expanded, so it has no children). A child that a label at its
+state covers is dropped before its bound is computed, as in Python. With a beam
+(:func:`staleness_lab.optimize.block_dp.dive`), each layer, once complete, keeps its ``beam``
+labels of least cost plus bound and marks the others dropped.
 """
 
 from __future__ import annotations
@@ -293,4 +297,4 @@ def compile_search() -> None:
     compile_bounds()
     one = np.ones((1, 1), dtype=np.int64)
     search(one, one, one, one, np.ones(1, dtype=np.int64), np.ones((1, 1, 1), dtype=np.int64),
-           np.ones(1, dtype=np.int64), 1, True, 10, 10, 1e18)
+           np.ones(1, dtype=np.int64), 1, True, 10, 10, 1e18, 0)  # beam given: the signature the callers use

@@ -93,7 +93,8 @@ completion floor meeting the hint (the hint is optimal), by the exact labelling 
 :mod:`staleness_lab.optimize.block_dp` (within :data:`SEARCH_BUDGET` labels), or by the model
 above. Each run of the search is preceded by its beam search (:data:`DIVE_BEAM` labels a layer),
 whose schedule, when better, becomes the search's upper bound: the exact search's time grows
-steeply with how far that bound lies above the optimum. ``method="monolithic"`` is the reference: one block, the model alone.
+steeply with how far that bound lies above the optimum. A beam search that cut no layer was
+exact, and proves the block itself. ``method="monolithic"`` is the reference: one block, the model alone.
 
 **Result.** Tracks are assigned greedily by start (lowest free track). ``status`` is
 ``"optimal"`` (every block proven) or ``"feasible"`` (a schedule, not proven: at worst the hint,
