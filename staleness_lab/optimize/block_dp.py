@@ -30,8 +30,11 @@ bound on the rest reaches ``upper``: the larger of the release bound (every pend
 completes no earlier than ``max(r_j, the earliest track, its table) + its own duration``) and
 the mean-busy-time bound (:func:`_busy_time_bound`), both with forced batching's next batch of
 each table as one job (:mod:`staleness_lab.optimize.block_bound`). A child that a label at its
-state covers is dropped before its bound is computed. The search gives up (returns None) past
-``budget`` labels (children kept by both rules) or the deadline.
+state covers is dropped before its bound is computed. The search gives up past ``budget``
+labels (children kept by both rules) or the deadline, and then still bounds the optimum: every
+layer before the one it was expanding is done, so an optimal schedule passes through a label of a
+later layer, or one that covers it, or one cut at ``upper``; the least cost plus bound of those
+labels (or the root's bound, if larger) is a lower bound.
 
 :func:`dive` is a beam search over the same labels (each layer keeps the labels of least cost
 plus bound): a heuristic that finds a near-optimal schedule fast, to give the exact search a
@@ -63,6 +66,7 @@ class _Label(NamedTuple):
     tables: tuple[int, ...]
     parent: _Label | None
     batch: tuple[int, int, int, int, int] | None  # (table, first, last, start, end)
+    lower: float = 0.0  # cost plus the bound on the rest
 
 
 class _Instance(NamedTuple):
@@ -113,14 +117,25 @@ def dive(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int],
     return found[1], found[0] == FOUND
 
 
+class Searched(NamedTuple):
+    """:func:`search`'s answer: the ``batches`` ``(table, first, last, start, end)`` of a
+    schedule with objective Σ coef·C below ``upper``, minimal among them (``[]``: none is below
+    ``upper``, so a schedule of objective ``upper`` is optimal; None: the search gave up), and
+    ``lower``, an integer no schedule's objective is below (the batches' objective, ``upper``
+    when none, and when the search gave up the least cost plus bound over its open labels, or
+    the root's bound if larger: :func:`staleness_lab.optimize.block_labels._open_bound`)."""
+
+    batches: list[tuple[int, int, int, int, int]] | None
+    lower: int
+
+
 def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],
            pieces: Sequence[Sequence[int]], tracks: int, forced: bool, upper: int, budget: int, deadline: float,
-           compiled: bool = True) -> list[tuple[int, int, int, int, int]] | None:
-    """The batches ``(table, first, last, start, end)`` of a schedule with objective Σ coef·C
-    below ``upper``, minimal among them; ``[]`` when none is below ``upper`` (a schedule of
-    objective ``upper`` is then optimal); None when the search gave up (module docstring). The
-    compiled search (:mod:`staleness_lab.optimize.block_labels`) runs unless ``compiled`` is
-    False or a number could pass int64; this loop is its reference."""
+           compiled: bool = True) -> Searched:
+    """The minimal schedule below ``upper``, or the search's lower bound when it gave up
+    (:class:`Searched`, module docstring). The compiled search
+    (:mod:`staleness_lab.optimize.block_labels`) runs unless ``compiled`` is False or a number
+    could pass int64; this loop is its reference."""
     from staleness_lab.optimize.block_bound import bounds
     from staleness_lab.optimize.block_labels import FOUND
 
@@ -130,7 +145,10 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     if compiled and arrays is not None:
         found = _compiled_search(block, coef, tracks, forced, upper, budget, deadline)
         if found != "overflow":
-            return found[1] if found[0] == FOUND else None
+            status, batches, open_bound = found
+            if status != FOUND:
+                return Searched(None, math.ceil(open_bound))
+            return Searched(batches, _objective(batches, coef) if batches else upper)
 
     def rest(done: tuple[int, ...], child: _Label) -> float:
         if arrays is not None:
@@ -141,19 +159,25 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
                 return max(release, busy)
         return _rest(arrivals, coef, pieces, own, dur, forced, done, child)
 
+    root = _Label(0, 0, (0,) * tracks, (0,) * len(n), None, None)
+    root = root._replace(lower=rest(tuple(0 for _ in n), root))
     layers: list[dict[tuple[int, ...], list[_Label]]] = [{} for _ in range(sum(n) + 1)]
-    layers[0][tuple(0 for _ in n)] = [_Label(0, 0, (0,) * tracks, (0,) * len(n), None, None)]
+    layers[0][tuple(0 for _ in n)] = [root]
     made = 0
-    for layer in layers[:-1]:
+    for at, layer in enumerate(layers[:-1]):
         for pending, labels in layer.items():
             for label in labels:
                 for child, done in _children(arrivals, dur, coef, forced, n, pending, label):
                     there = layers[sum(done)].setdefault(done, [])
-                    if any(_covers(old, child) for old in there) or child.cost + rest(done, child) >= upper:
+                    if any(_covers(old, child) for old in there):
+                        continue
+                    child = child._replace(lower=child.cost + rest(done, child))
+                    if child.lower >= upper:
                         continue
                     made += 1
                     if made > budget or made % 256 == 0 and time.perf_counter() > deadline:
-                        return None
+                        open_labels = (x.lower for later in layers[at:] for there in later.values() for x in there)
+                        return Searched(None, math.ceil(max(min(upper, *open_labels), root.lower)))
                     there[:] = [old for old in there if not _covers(child, old)]
                     there.append(child)
     best = min(layers[-1].get(tuple(n), []), key=lambda label: label.cost, default=None)
@@ -161,13 +185,18 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     while best is not None and best.batch is not None:
         out.append(best.batch)
         best = best.parent
-    return out[::-1]
+    return Searched(out[::-1], _objective(out, coef) if out else upper)
+
+
+def _objective(batches: list[tuple[int, int, int, int, int]], coef: Sequence[Sequence[int]]) -> int:
+    """Σ coef · C over the updates of ``batches``."""
+    return sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in batches)
 
 
 def _compiled_search(block: _Instance, coef: Sequence[Sequence[int]], tracks: int, forced: bool, upper: int,
                      budget: int, deadline: float, beam: int = 0
-                     ) -> tuple[int, list[tuple[int, int, int, int, int]]] | str:
-    """:func:`staleness_lab.optimize.block_labels.search`'s status and batches, or ``"overflow"``
+                     ) -> tuple[int, list[tuple[int, int, int, int, int]], float] | str:
+    """:func:`staleness_lab.optimize.block_labels.search`'s status, batches and lower bound, or ``"overflow"``
     when a cost could pass int64 (every end is at most the last arrival plus, per update, the
     longest batch holding it; a cost is at most Σ coef times that)."""
     from staleness_lab.optimize.block_bound import INT_LIMIT
@@ -182,14 +211,15 @@ def _compiled_search(block: _Instance, coef: Sequence[Sequence[int]], tracks: in
     if radices is None or sum(map(sum, coef)) * (last + longest) > INT_LIMIT or upper > INT_LIMIT or budget > INT_LIMIT:
         return "overflow"
     try:
-        status, batches = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline, beam)
+        status, batches, lower = compiled(*arrays, dur, radices, tracks, forced, upper, budget, deadline, beam)
     except SystemError as error:
         # A signal handler raised inside the search's clock check (Python code, every 256 labels):
         # the search returns at once and CPython reports its exception as this error's cause.
         if error.__cause__ is None:
             raise
         raise error.__cause__ from None
-    return "overflow" if status == OVERFLOW else (int(status), [tuple(int(v) for v in row) for row in batches])
+    return "overflow" if status == OVERFLOW else (int(status), [tuple(int(v) for v in row) for row in batches],
+                                                   float(lower))
 
 
 def _children(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int], coef: Sequence[Sequence[int]],

@@ -115,13 +115,36 @@ def _keep_best(first: int, s_next: np.ndarray, s_head: np.ndarray, l_next: np.nd
 
 
 @njit(cache=True)
+def _open_bound(first: int, layer_head: np.ndarray, s_next: np.ndarray, s_head: np.ndarray, l_next: np.ndarray,
+                l_f: np.ndarray, upper: int, beam: int) -> float:
+    """The least cost plus bound over the labels at layers ``first`` and on (``upper`` if less),
+    or the root's bound if larger: when the exact search gives up in layer ``first``, no
+    schedule is below it (every layer before is expanded, so an optimal schedule's path reaches
+    a label there, or a label that covers it, or was cut by the bound at ``upper``). A beam
+    search proves nothing: 0.0."""
+    if beam > 0:
+        return 0.0
+    low = float(upper)
+    for layer in range(first, layer_head.shape[0]):
+        s = layer_head[layer]
+        while s >= 0:
+            x = s_head[s]
+            while x >= 0:
+                low = min(low, l_f[x])
+                x = l_next[x]
+            s = s_next[s]
+    return max(low, l_f[0])
+
+
+@njit(cache=True)
 def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, n: np.ndarray,
            dur: np.ndarray, radices: np.ndarray, tracks: int, forced: bool, upper: int,
-           budget: int, deadline: float, beam: int = 0) -> tuple[int, np.ndarray]:
-    """``(status, batches)``: FOUND with the batches ``(table, first, last, start, end)`` of a
-    schedule below ``upper``, minimal among them (none: an empty array); GAVE_UP past ``budget``
-    labels or ``deadline`` (``time.perf_counter``); OVERFLOW when a bound would pass int64 (the
-    caller runs the Python reference). Arrays as :func:`~.block_bound.bounds` takes them, and
+           budget: int, deadline: float, beam: int = 0) -> tuple[int, np.ndarray, float]:
+    """``(status, batches, lower)``: FOUND with the batches ``(table, first, last, start, end)``
+    of a schedule below ``upper``, minimal among them (none: an empty array); GAVE_UP past
+    ``budget`` labels or ``deadline`` (``time.perf_counter``), with ``lower`` a bound no schedule
+    is below (:func:`_open_bound`, at least the root's bound); OVERFLOW when a bound would pass
+    int64 (the caller runs the Python reference); ``lower`` is 0.0 unless GAVE_UP. Arrays as :func:`~.block_bound.bounds` takes them, and
     ``dur[i, a, b]`` the duration of table i's batch of updates a..b. With ``beam`` > 0, each
     layer keeps only the ``beam`` labels of least cost plus bound (a beam search: a heuristic),
     and the status is BEAM_CUT when that dropped a label (the schedule, if any, is then not
@@ -149,6 +172,10 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     keys[0] = 0
     s_head[0] = 0
     layer_head[0] = 0
+    release, busy, fits = bounds(r, coef, pieces, own, n, dur, forced, s_pending[0], l_tracks[0], l_tables[0], np.inf)
+    if not fits:
+        return OVERFLOW, np.empty((0, 5), np.int64), 0.0
+    l_f[0] = max(float(release), busy)
     labels, states, made = 1, 1, 0
     cut = False  # whether the beam dropped a label
     new_tracks = np.empty(tracks, np.int64)
@@ -222,7 +249,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                         release, busy, fits = bounds(r, coef, pieces, own, n, dur, forced, done, new_tracks, new_tables,
                                                      float(upper - cost))
                         if not fits:
-                            return OVERFLOW, np.empty((0, 5), np.int64)
+                            return OVERFLOW, np.empty((0, 5), np.int64), 0.0
                         if release >= busy:
                             if cost + release >= upper:
                                 continue
@@ -230,12 +257,14 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                             continue
                         made += 1
                         if made > budget:
-                            return GAVE_UP, np.empty((0, 5), np.int64)
+                            return GAVE_UP, np.empty((0, 5), np.int64), _open_bound(layer, layer_head, s_next, s_head,
+                                                                                   l_next, l_f, upper, beam)
                         if made % 256 == 0:
                             with objmode(now="float64"):
                                 now = time.perf_counter()
                             if now > deadline:
-                                return GAVE_UP, np.empty((0, 5), np.int64)
+                                return GAVE_UP, np.empty((0, 5), np.int64), _open_bound(layer, layer_head, s_next,
+                                                                                       s_head, l_next, l_f, upper, beam)
                         l_weight[new] = weight
                         if target >= 0:
                             kept, x = -1, s_head[target]  # unlink the labels the new one covers
@@ -285,7 +314,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     for place in range(count - 1, -1, -1):
         out[place] = l_batch[x]
         x = l_parent[x]
-    return BEAM_CUT if cut else FOUND, out
+    return BEAM_CUT if cut else FOUND, out, 0.0
 
 
 def compile_search() -> None:

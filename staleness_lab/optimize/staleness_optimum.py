@@ -94,7 +94,9 @@ completion floor meeting the hint (the hint is optimal), by the exact labelling 
 above. Each run of the search is preceded by its beam search (:data:`DIVE_BEAM` labels a layer),
 whose schedule, when better, becomes the search's upper bound: the exact search's time grows
 steeply with how far that bound lies above the optimum. A beam search that cut no layer was
-exact, and proves the block itself. ``method="monolithic"`` is the reference: one block, the model alone.
+exact, and proves the block itself. An exact search that gives up still bounds its block (by
+its open labels), and the block keeps the larger of that bound and the model's.
+``method="monolithic"`` is the reference: one block, the model alone.
 
 **Result.** Tracks are assigned greedily by start (lowest free track). ``status`` is
 ``"optimal"`` (every block proven) or ``"feasible"`` (a schedule, not proven: at worst the hint,
@@ -166,6 +168,10 @@ FIRST_CAP = 0.5
 SECOND_SHARE = 0.5
 #: On several tracks the search first probes a block for at most this many seconds.
 PROBE_CAP = 0.05
+
+#: Each block's time for its beam search in the first pass (:func:`_solve_blocks`); the unproven
+#: blocks then share the rest. The beam search of a 60-update block at load .8 takes about 0.8 s.
+FIRST_PASS = 1.0
 
 #: The labels per layer the beam search (:func:`~staleness_lab.optimize.block_dp.dive`) keeps
 #: before the exact search. On a 34-update block of a 12 x 14 instance at load .8 on two tracks it
@@ -728,50 +734,100 @@ def optimum(workload: Workload | Any, time_limit: float = 10, workers: int = 1,
 
 def _solve_blocks(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], cut: bool, deadline: float,
                   workers: int) -> tuple[bool, list[_Batch], int]:
-    """Solve the blocks left to right (module docstring, "Blocks"; when ``cut`` is False, one
-    block by CP-SAT alone: the monolithic reference): whether every block is proven, the
-    schedule, and a lower bound on its objective."""
+    """Solve the blocks (module docstring, "Blocks"; when ``cut`` is False, one block by CP-SAT
+    alone: the monolithic reference) in two passes, so that a hard block cannot take the time
+    of the easy ones after it. First, left to right, each block's completion floor and beam
+    search (at most :data:`FIRST_PASS` seconds each), which prove the small ones; then the
+    unproven ones, smallest first, hinted with their beam search's schedule, each with an equal
+    share of what is left (a share unused passes on). One block gets the whole time at once.
+    Whether every block is proven, the schedule, and a lower bound on its objective."""
     edges: list[int | None] = [None, *(block_cuts(grid.r, hint) if cut else []), None]
-    proven, out, lower = True, [], 0
-    first, last = 0, 1
+    ends = list(range(1, len(edges)))
+    parts: list[_Part] = []
+    while len(edges) > 2 and (not parts or parts[-1].last < len(edges) - 1):
+        first = parts[-1].last if parts else 0
+        until = min(deadline, time.perf_counter() + FIRST_PASS)
+        parts.append(_settle(grid, tracks, relaxed, hint, edges, first, ends[first:], until, workers, cut, probe=True))
+    if not parts:
+        parts = [_Part(0, 1, False, hint, 0, False)]
+    tried: set[int] = set()  # the first edges of the parts solved in full
+    while waiting := [k for k, p in enumerate(parts) if not p.proven and p.first not in tried]:
+        k = min(waiting, key=lambda k: sum(b.last - b.first + 1 for b in parts[k].batches))
+        share = (deadline - time.perf_counter()) / len(waiting)
+        now = [b for p in parts for b in p.batches]
+        lasts = [p.last for p in parts[k:]]
+        again = _settle(grid, tracks, relaxed, now, edges, parts[k].first, lasts, time.perf_counter() + share,
+                        workers, cut, dived=parts[k].dived)
+        stop = k + 1 + lasts.index(again.last)
+        if not again.proven:  # the old schedules (its hint) bound the span too
+            again = replace(again, lower=max(again.lower, sum(p.lower for p in parts[k:stop])))
+        parts[k:stop] = [again]
+        tried.add(again.first)
+    return all(p.proven for p in parts), [b for p in parts for b in p.batches], sum(p.lower for p in parts)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A span of blocks solved together: the edges ``first``..``last`` it lies between, whether
+    it is ``proven``, its ``batches`` (in the whole instance's tables and updates), a ``lower``
+    bound on their objective, and whether they are a finished beam search's (``dived``)."""
+
+    first: int
+    last: int
+    proven: bool
+    batches: list[_Batch]
+    lower: int
+    dived: bool
+
+
+def _settle(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], edges: list[int | None], first: int,
+            ends: list[int], until: float, workers: int, cut: bool, probe: bool = False,
+            dived: bool = False) -> _Part:
+    """The span from edge ``first`` to the first of ``ends`` (increasing edge indices), solved
+    by ``until`` (:func:`_solve`, with ``probe`` and ``dived``) with the batches of ``hint`` (a
+    whole schedule) that start in it as its hint; while its proven optimum runs past its last
+    edge, merged with the span up to the next of ``ends`` and solved in full; an unproven
+    schedule that runs past it is replaced by the hint's part (which ends by the cut), with the
+    solver's bound."""
     arrival = sorted((grid.r[b.table][b.first], k) for k, b in enumerate(hint))
-    while first < len(edges) - 1:
+    for last in ends:
         spans = block_spans(grid.r, edges[first], edges[last])
         sub, keep = _sub_grid(grid, spans)
         lo = 0 if edges[first] is None else bisect_left(arrival, (edges[first], -1))
         hi = len(arrival) if edges[last] is None else bisect_left(arrival, (edges[last], -1))
-        mine = [hint[k] for _, k in arrival[lo:hi]]  # the hint's batches whose first update is in the block
+        mine = [hint[k] for _, k in arrival[lo:hi]]  # the hint's batches whose first update is in the span
         local = [_Batch(keep.index(b.table), b.first - spans[b.table][0], b.last - spans[b.table][0], b.start, b.end)
                  for b in mine]
-        solved = _solve(sub, tracks, relaxed, local, deadline - time.perf_counter(), workers, cut)
+        solved = _solve(sub, tracks, relaxed, local, until - time.perf_counter(), workers, cut, probe, dived)
         top = edges[last]
         if top is not None and any(b.end > top or b.start >= top for b in solved.batches):
-            if solved.proven:  # its optimum runs past the cut: solve it with the next block
-                last += 1
+            if solved.proven and last != ends[-1]:  # its optimum runs past the cut: solve it with the next span
+                probe = dived = False
                 continue
             solved = _Solved(False, local, solved.lower)  # the hint ends by the cut
-        proven &= solved.proven
-        lower += solved.lower
-        out += [_Batch(keep[b.table], b.first + spans[keep[b.table]][0], b.last + spans[keep[b.table]][0], b.start,
-                       b.end) for b in solved.batches]
-        first, last = last, last + 1
-    return proven, out, lower
+        return _Part(first, last, solved.proven, [
+            _Batch(keep[b.table], b.first + spans[keep[b.table]][0], b.last + spans[keep[b.table]][0], b.start, b.end)
+            for b in solved.batches], solved.lower, solved.dived)
+    raise AssertionError("the loop returns at its last span")
 
 
 @dataclass(frozen=True)
 class _Solved:
-    """One block's answer: ``proven`` optimal, its ``batches`` and a ``lower`` bound on their objective."""
+    """One block's answer: ``proven`` optimal, its ``batches``, a ``lower`` bound on their
+    objective, and whether the batches are a finished beam search's (``dived``)."""
 
     proven: bool
     batches: list[_Batch]
     lower: int
+    dived: bool = False
 
 
 def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds: float, workers: int,
-           searching: bool) -> _Solved:
+           searching: bool, probe: bool = False, dived: bool = False) -> _Solved:
     """One block within ``seconds`` (module docstring, "Blocks"): the hint itself when the pruned
-    windows' completion floor already meets it, or when time is out; else (``searching``) stages,
-    each below the best schedule so far. On one track, the labelling search for
+    windows' completion floor already meets it, or when time is out; then (``probe``: only)
+    the beam search, unless the hint is already its answer (``dived``); then (``searching``)
+    stages, each below the best schedule so far. On one track, the labelling search for
     :data:`SEARCH_SHARE` of the time, then CP-SAT, whose schedule and bound an unproven block
     keeps: compiled, the search proves what CP-SAT does not (it restarts, so one long run beats
     two halves). The same on two tracks (:data:`SEARCH_LEADS`). On more tracks, a probe by the
@@ -795,24 +851,33 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
     coef = [[grid.w[i] * grid.length(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
     pieces = [[grid.piece(i, j) for j in range(t.n)] for i, t in enumerate(grid.tables)]
 
-    def by_search(now: _Solved, until: float) -> _Solved:
+    def by_dive(now: _Solved, until: float) -> _Solved:
         dived, exact = dive(grid.r, grid.dur, coef, pieces, tracks, not relaxed, _objective(grid, now.batches), DIVE_BEAM,
                             SEARCH_BUDGET, until)
         if dived:
             now = _Solved(False, [_Batch(*b) for b in dived], now.lower)
         if exact:
             return _Solved(True, now.batches, _objective(grid, now.batches))
+        return replace(now, dived=dived is not None)
+
+    def by_search(now: _Solved, until: float) -> _Solved:
+        if not now.dived:
+            now = by_dive(now, until)
+            if now.proven:
+                return now
         found = search(grid.r, grid.dur, coef, pieces, tracks, not relaxed, _objective(grid, now.batches),
                        SEARCH_BUDGET, until)
-        if found is None:
-            return now
-        best = [_Batch(*b) for b in found] or now.batches
+        if found.batches is None:  # given up: its open labels still bound the block
+            return _Solved(False, now.batches, max(now.lower, found.lower))
+        best = [_Batch(*b) for b in found.batches] or now.batches
         return _Solved(True, best, _objective(grid, best))
 
     def by_cp_sat(now: _Solved, until: float) -> _Solved:
         return _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
 
-    now = _Solved(False, hint, floor)
+    now = _Solved(False, hint, floor, dived)
+    if probe:
+        return now if dived else by_dive(now, deadline)
     if tracks <= SEARCH_LEADS:
         now = by_search(now, time.perf_counter() + SEARCH_SHARE * seconds)
         return now if now.proven else by_cp_sat(now, deadline)
