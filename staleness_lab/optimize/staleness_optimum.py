@@ -83,9 +83,12 @@ times myopic's).
 **Blocks** (``method="blocks"``, the default; this project's addition). The instance is cut in
 time at every arrival instant at which the hint's schedule is empty
 (:mod:`staleness_lab.optimize.time_blocks`: OPT is at least the sum of the parts' optima, and
-equals it when each part's optimum ends by its cut). The blocks are solved left to right, each
-within what is left of ``time_limit``; a block whose proven optimum runs past its cut is merged
-with the next and solved again; one whose unproven schedule runs past it keeps the hint's part
+equals it when each part's optimum ends by its cut). The blocks are solved in two passes: left
+to right, each by its completion floor and beam search alone (at most :data:`FIRST_PASS`
+seconds), then the unproven ones in full, smallest first, sharing what is left of
+``time_limit`` (a block solved left to right with all the time left could take it all and leave
+the blocks after it their completion floors). A block whose proven optimum runs past its cut is
+merged with the next and solved again; one whose unproven schedule runs past it keeps the hint's part
 (which ends by the cut) with the solver's bound. A block of more than :data:`MAX_BLOCK` updates
 (the model's former limit) is not modelled: it keeps the hint, bounded by each update's
 earliest end. Each block is proven, in this order, by its

@@ -15,7 +15,8 @@ facts make the cut exact when it applies:
 
 Candidate cuts are the instants at which a known schedule (the hint) is empty: every update
 arrived before τ is in a batch that starts before τ and ends by τ. The caller solves the parts
-left to right and merges a part with the next when its optimum does not end by the cut.
+(:func:`staleness_lab.optimize.staleness_optimum._solve_blocks`) and merges a part with the next
+when its optimum does not end by the cut.
 """
 
 from __future__ import annotations
