@@ -50,6 +50,20 @@ def test_blocks_equal_brute_force_and_the_monolithic_model(data: dict[str, Any])
         assert blocks.bound == blocks.objective_X
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=spread_workloads())
+def test_blocks_left_unproven_by_the_first_pass_are_solved_in_the_second(data: dict[str, Any]) -> None:
+    """With no time for the first pass (only the completion floors prove blocks there) or a
+    beam of one label, the second pass solves the rest and still equals the brute force."""
+    w = parse_workload(data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(so, "DIVE_BEAM", 1)
+        for relaxed, first_pass in ((False, 0.0), (True, 0.0), (False, so.FIRST_PASS)):
+            patch.setattr(so, "FIRST_PASS", first_pass)
+            blocks = optimum(w, relaxed=relaxed)
+            assert blocks.status == "optimal" and blocks.objective == brute_force(w, forced=not relaxed).X
+
+
 def test_a_block_whose_optimum_runs_past_its_cut_is_solved_with_the_next() -> None:
     """E2 (the optimum idles for B and ends A at 12.105, eager ends at 11.605) and C's update at
     11.8, an instant at which the eager hint is empty: the first block's optimum crosses it."""
@@ -59,10 +73,13 @@ def test_a_block_whose_optimum_runs_past_its_cut_is_solved_with_the_next() -> No
         {"name": "C", "arrivals": [11.8], "alpha": 0, "beta": 0.01, "priority": 1}]})
     hint = [(0, 0, 0, 1000, 1150), (1, 0, 0, 1150, 1160.5), (2, 0, 0, 1180, 1191.8)]  # eager, times × 100
     assert cuts([[1000], [1050], [1180]], hint) == [1180]
-    result = optimum(w)
-    assert result.status == "optimal" and result.objective == brute_force(w).X
-    ends = dict(zip(result.batches["table"], result.batches["end"]))
-    assert ends["A"] == pytest.approx(12.105) and ends["A"] > 11.8
+    for first_pass in (so.FIRST_PASS, 0.0):  # merged in the first pass, or in the second
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(so, "FIRST_PASS", first_pass)
+            result = optimum(w)
+        assert result.status == "optimal" and result.objective == brute_force(w).X
+        ends = dict(zip(result.batches["table"], result.batches["end"]))
+        assert ends["A"] == pytest.approx(12.105) and ends["A"] > 11.8
 
 
 def test_cuts_and_spans_by_hand() -> None:
