@@ -31,10 +31,11 @@ completes no earlier than ``max(r_j, the earliest track, its table) + its own du
 the mean-busy-time bound (:func:`_busy_time_bound`), both with forced batching's next batch of
 each table as one job (:mod:`staleness_lab.optimize.block_bound`). A child that a label at its
 state covers is dropped before its bound is computed. The search gives up past ``budget``
-labels (children kept by both rules) or the deadline, and then still bounds the optimum: every
-layer before the one it was expanding is done, so an optimal schedule passes through a label of a
-later layer, or one that covers it, or one cut at ``upper``; the least cost plus bound of those
-labels (or the root's bound, if larger) is a lower bound.
+labels (children kept by both rules) or the deadline, and then still bounds the optimum: once
+every layer before a layer is done, an optimal schedule passes through a label made at that layer
+or a later one, or one that covers it, or one cut at ``upper``; so the least cost plus bound of
+those labels is a lower bound (labels dropped since only lower it), and the search keeps the
+largest such bound over the layers it started, and the one when it gave up.
 
 :func:`dive` is a beam search over the same labels (each layer keeps the labels of least cost
 plus bound): a heuristic that finds a near-optimal schedule fast, to give the exact search a
@@ -122,8 +123,8 @@ class Searched(NamedTuple):
     schedule with objective Σ coef·C below ``upper``, minimal among them (``[]``: none is below
     ``upper``, so a schedule of objective ``upper`` is optimal; None: the search gave up), and
     ``lower``, an integer no schedule's objective is below (the batches' objective, ``upper``
-    when none, and when the search gave up the least cost plus bound over its open labels, or
-    the root's bound if larger: :func:`staleness_lab.optimize.block_labels._open_bound`)."""
+    when none, and when the search gave up the largest bound of its open labels at the start of
+    a layer or when it stopped, at least the root's: module docstring)."""
 
     batches: list[tuple[int, int, int, int, int]] | None
     lower: int
@@ -163,8 +164,11 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
     root = root._replace(lower=rest(tuple(0 for _ in n), root))
     layers: list[dict[tuple[int, ...], list[_Label]]] = [{} for _ in range(sum(n) + 1)]
     layers[0][tuple(0 for _ in n)] = [root]
+    layer_low = [math.inf] * len(layers)  # each layer's least cost plus bound, over the labels made there
+    layer_low[0] = lower = root.lower
     made = 0
     for at, layer in enumerate(layers[:-1]):
+        lower = max(lower, min(upper, *layer_low[at:]))  # the open labels' bound (module docstring)
         for pending, labels in layer.items():
             for label in labels:
                 for child, done in _children(arrivals, dur, coef, forced, n, pending, label):
@@ -176,10 +180,10 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
                         continue
                     made += 1
                     if made > budget or made % 256 == 0 and time.perf_counter() > deadline:
-                        open_labels = (x.lower for later in layers[at:] for there in later.values() for x in there)
-                        return Searched(None, math.ceil(max(min(upper, *open_labels), root.lower)))
+                        return Searched(None, math.ceil(max(lower, min(upper, *layer_low[at:]))))
                     there[:] = [old for old in there if not _covers(child, old)]
                     there.append(child)
+                    layer_low[sum(done)] = min(layer_low[sum(done)], child.lower)
     best = min(layers[-1].get(tuple(n), []), key=lambda label: label.cost, default=None)
     out = []
     while best is not None and best.batch is not None:

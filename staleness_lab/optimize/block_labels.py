@@ -115,25 +115,15 @@ def _keep_best(first: int, s_next: np.ndarray, s_head: np.ndarray, l_next: np.nd
 
 
 @njit(cache=True)
-def _open_bound(first: int, layer_head: np.ndarray, s_next: np.ndarray, s_head: np.ndarray, l_next: np.ndarray,
-                l_f: np.ndarray, upper: int, beam: int) -> float:
-    """The least cost plus bound over the labels at layers ``first`` and on (``upper`` if less),
-    or the root's bound if larger: when the exact search gives up in layer ``first``, no
-    schedule is below it (every layer before is expanded, so an optimal schedule's path reaches
-    a label there, or a label that covers it, or was cut by the bound at ``upper``). A beam
-    search proves nothing: 0.0."""
-    if beam > 0:
-        return 0.0
+def _open_bound(first: int, layer_low: np.ndarray, upper: int) -> float:
+    """The least cost plus bound of the labels made at layers ``first`` and on (``layer_low``:
+    each layer's least; ``upper`` if less): when every layer before ``first`` is expanded, no
+    schedule is below it (an optimal schedule's path reaches a label there, or a label that
+    covers it, or was cut by the bound at ``upper``; labels since dropped only lower it)."""
     low = float(upper)
-    for layer in range(first, layer_head.shape[0]):
-        s = layer_head[layer]
-        while s >= 0:
-            x = s_head[s]
-            while x >= 0:
-                low = min(low, l_f[x])
-                x = l_next[x]
-            s = s_next[s]
-    return max(low, l_f[0])
+    for layer in range(first, layer_low.shape[0]):
+        low = min(low, layer_low[layer])
+    return low
 
 
 @njit(cache=True)
@@ -143,9 +133,10 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     """``(status, batches, lower)``: FOUND with the batches ``(table, first, last, start, end)``
     of a schedule below ``upper``, minimal among them (none: an empty array); GAVE_UP past
     ``budget`` labels or ``deadline`` (``time.perf_counter``), with ``lower`` a bound no schedule
-    is below (:func:`_open_bound`, at least the root's bound); OVERFLOW when a bound would pass
-    int64 (the caller runs the Python reference); ``lower`` is 0.0 unless GAVE_UP. Arrays as :func:`~.block_bound.bounds` takes them, and
-    ``dur[i, a, b]`` the duration of table i's batch of updates a..b. With ``beam`` > 0, each
+    is below (the largest :func:`_open_bound` at the start of a layer and when it gave up, at
+    least the root's bound; 0.0 with a beam, which proves nothing); OVERFLOW when a bound would
+    pass int64 (the caller runs the Python reference); ``lower`` is 0.0 unless GAVE_UP. Arrays
+    as :func:`~.block_bound.bounds` takes them, and ``dur[i, a, b]`` the duration of table i's batch of updates a..b. With ``beam`` > 0, each
     layer keeps only the ``beam`` labels of least cost plus bound (a beam search: a heuristic),
     and the status is BEAM_CUT when that dropped a label (the schedule, if any, is then not
     proven minimal)."""
@@ -176,12 +167,16 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     if not fits:
         return OVERFLOW, np.empty((0, 5), np.int64), 0.0
     l_f[0] = max(float(release), busy)
+    layer_low = np.full(total + 1, np.inf)  # each layer's least cost plus bound, over the labels made there
+    layer_low[0] = l_f[0]
+    lower = l_f[0]  # the best open bound so far (:func:`_open_bound`; exact search only)
     labels, states, made = 1, 1, 0
     cut = False  # whether the beam dropped a label
     new_tracks = np.empty(tracks, np.int64)
     new_tables = np.empty(t_count, np.int64)
     done = np.empty(t_count, np.int64)
     for layer in range(total):
+        lower = max(lower, _open_bound(layer, layer_low, upper))
         if beam > 0:
             cut = _keep_best(layer_head[layer], s_next, s_head, l_next, l_f, l_dead, beam) or cut
         s = layer_head[layer]
@@ -224,6 +219,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 t = 0
                             new_tables[h] = t
                         cost = l_cost[label] + weight * end
+                        depth = layer + b + 1 - a  # the updates placed: this layer's and the batch's
                         key = 0
                         for h in range(t_count):
                             key += done[h] * radices[h]
@@ -257,14 +253,14 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                             continue
                         made += 1
                         if made > budget:
-                            return GAVE_UP, np.empty((0, 5), np.int64), _open_bound(layer, layer_head, s_next, s_head,
-                                                                                   l_next, l_f, upper, beam)
+                            return GAVE_UP, np.empty((0, 5), np.int64), 0.0 if beam else max(
+                                lower, _open_bound(layer, layer_low, upper))
                         if made % 256 == 0:
                             with objmode(now="float64"):
                                 now = time.perf_counter()
                             if now > deadline:
-                                return GAVE_UP, np.empty((0, 5), np.int64), _open_bound(layer, layer_head, s_next,
-                                                                                       s_head, l_next, l_f, upper, beam)
+                                return GAVE_UP, np.empty((0, 5), np.int64), 0.0 if beam else max(
+                                    lower, _open_bound(layer, layer_low, upper))
                         l_weight[new] = weight
                         if target >= 0:
                             kept, x = -1, s_head[target]  # unlink the labels the new one covers
@@ -283,7 +279,6 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                             keys[key] = target
                             s_pending[target] = done
                             s_head[target] = -1
-                            depth = layer + b + 1 - a  # the updates placed: this layer's and the batch's
                             s_next[target] = layer_head[depth]
                             layer_head[depth] = target
                         labels += 1
@@ -293,6 +288,7 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                         l_next[new] = s_head[target]
                         s_head[target] = new
                         l_f[new] = cost + max(float(release), busy)
+                        layer_low[depth] = min(layer_low[depth], l_f[new])
                         l_dead[new] = False
                 label = l_next[label]
             s = s_next[s]
