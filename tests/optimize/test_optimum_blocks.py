@@ -64,6 +64,32 @@ def test_blocks_left_unproven_by_the_first_pass_are_solved_in_the_second(data: d
             assert blocks.status == "optimal" and blocks.objective == brute_force(w, forced=not relaxed).X
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=spread_workloads(), share=st.floats(0.9, 1.0), tracks=st.integers(1, 2), relaxed=st.booleans())
+def test_a_search_that_deepens_from_a_known_bound_proves_the_same_optimum(data: dict[str, Any], share: float,
+                                                                         tracks: int, relaxed: bool) -> None:
+    """A block solved again with the bound an earlier solve left (here any true bound, a share
+    of the optimum) searches below that bound plus a sliver of the gap, then further: it proves
+    the optimum the plain search proves, which the brute force agrees with."""
+    w = parse_workload({**data, "tracks": tracks})
+    grid = so._grid(so.exact_tables(w))
+    hint = so._hint_schedule(w, grid)
+    plain = so._solve(grid, tracks, relaxed, hint, 60, 1, True)
+    best = so._objective(grid, plain.batches)
+    assert plain.proven and so._constant(grid) + Fraction(best, grid.wscale * grid.scale**2) == brute_force(
+        w, forced=not relaxed).X
+    serial, end = [], 0  # without forced batching, every update alone on one track in order of arrival: a poor hint
+    for r, i, j in sorted((r, i, j) for i, row in enumerate(grid.r) for j, r in enumerate(row)):
+        end = max(end, r) + grid.dur(i, j, j)
+        serial.append(so._Batch(i, j, j, end - grid.dur(i, j, j), end))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(so, "DIVE_BEAM", 1)  # a beam search that proves little, so that the search deepens
+        for start in [hint] + ([serial] if relaxed else []):  # the serial hint taken as a beam search's answer
+            deep = so._solve(grid, tracks, relaxed, start, 60, 1, True, dived=start is serial,
+                             lower=int(share * best))
+            assert deep.proven and so._objective(grid, deep.batches) == best == deep.lower
+
+
 def test_a_block_whose_optimum_runs_past_its_cut_is_solved_with_the_next() -> None:
     """E2 (the optimum idles for B and ends A at 12.105, eager ends at 11.605) and C's update at
     11.8, an instant at which the eager hint is empty: the first block's optimum crosses it."""
