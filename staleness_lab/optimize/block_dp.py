@@ -172,7 +172,8 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
         for pending, labels in layer.items():
             for label in labels:
                 for child, done in _children(arrivals, dur, coef, forced, n, pending, label):
-                    there = layers[sum(done)].setdefault(done, [])
+                    depth = sum(done)
+                    there = layers[depth].setdefault(done, [])
                     if any(_covers(old, child) for old in there):
                         continue
                     child = child._replace(lower=child.cost + rest(done, child))
@@ -183,7 +184,7 @@ def search(arrivals: Sequence[Sequence[int]], dur: Callable[[int, int, int], int
                         return Searched(None, math.ceil(max(lower, min(upper, *layer_low[at:]))))
                     there[:] = [old for old in there if not _covers(child, old)]
                     there.append(child)
-                    layer_low[sum(done)] = min(layer_low[sum(done)], child.lower)
+                    layer_low[depth] = min(layer_low[depth], child.lower)
     best = min(layers[-1].get(tuple(n), []), key=lambda label: label.cost, default=None)
     out = []
     while best is not None and best.batch is not None:

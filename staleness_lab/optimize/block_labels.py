@@ -136,8 +136,8 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     is below (the largest :func:`_open_bound` at the start of a layer and when it gave up, at
     least the root's bound; 0.0 with a beam, which proves nothing); OVERFLOW when a bound would
     pass int64 (the caller runs the Python reference); ``lower`` is 0.0 unless GAVE_UP. Arrays
-    as :func:`~.block_bound.bounds` takes them, and ``dur[i, a, b]`` the duration of table i's batch of updates a..b. With ``beam`` > 0, each
-    layer keeps only the ``beam`` labels of least cost plus bound (a beam search: a heuristic),
+    as :func:`~.block_bound.bounds` takes them, and ``dur[i, a, b]`` the duration of table i's
+    batch of updates a..b. With ``beam`` > 0, each layer keeps only the ``beam`` labels of least cost plus bound (a beam search: a heuristic),
     and the status is BEAM_CUT when that dropped a label (the schedule, if any, is then not
     proven minimal)."""
     t_count = n.shape[0]
@@ -252,15 +252,14 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                         elif cost + busy >= upper:
                             continue
                         made += 1
-                        if made > budget:
-                            return GAVE_UP, np.empty((0, 5), np.int64), 0.0 if beam else max(
-                                lower, _open_bound(layer, layer_low, upper))
-                        if made % 256 == 0:
+                        stop = made > budget
+                        if not stop and made % 256 == 0:
                             with objmode(now="float64"):
                                 now = time.perf_counter()
-                            if now > deadline:
-                                return GAVE_UP, np.empty((0, 5), np.int64), 0.0 if beam else max(
-                                    lower, _open_bound(layer, layer_low, upper))
+                            stop = now > deadline
+                        if stop:
+                            return GAVE_UP, np.empty((0, 5), np.int64), 0.0 if beam else max(
+                                lower, _open_bound(layer, layer_low, upper))
                         l_weight[new] = weight
                         if target >= 0:
                             kept, x = -1, s_head[target]  # unlink the labels the new one covers

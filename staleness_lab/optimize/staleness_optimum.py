@@ -894,14 +894,15 @@ def _solve(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], seconds:
             below = min(upper, low + step)
             found = search(grid.r, grid.dur, coef, pieces, tracks, not relaxed, below, SEARCH_BUDGET, until)
             if found.batches is None:  # given up: its open labels still bound the block
-                return _Solved(False, now.batches, max(low, found.lower))
+                return replace(now, lower=max(low, found.lower))
             if found.batches or below == upper:  # the least schedule below `below`, and none is below `low`
                 best = [_Batch(*b) for b in found.batches] or now.batches
                 return _Solved(True, best, _objective(grid, best))
             low, step = below, 4 * step
 
     def by_cp_sat(now: _Solved, until: float) -> _Solved:
-        return _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
+        solved = _cp_sat(grid, tracks, wins, now.batches, until - time.perf_counter(), workers, now.lower)
+        return replace(solved, dived=now.dived and solved.batches is now.batches)  # kept: still the beam's answer
 
     now = _Solved(False, hint, max(floor, lower), dived)
     if probe:

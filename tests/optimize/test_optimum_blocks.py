@@ -145,7 +145,7 @@ def test_the_search_gives_up_past_its_budget_and_says_when_the_hint_is_optimal()
     for compiled in (True, False):
         found = search(arrivals, dur, coef, pieces, 1, True, 10**9, 10**6, 1e18, compiled=compiled).batches
         assert found and all(end - start == dur(i, a, b) for i, a, b, start, end in found)
-        best = sum(end * sum(coef[i][a:b + 1]) for i, a, b, _, end in found)
+        best = block_dp._objective(found, coef)
         gave_up = search(arrivals, dur, coef, pieces, 1, True, 10**9, 1, 1e18, compiled=compiled)
         assert gave_up.batches is None and 0 < gave_up.lower <= best  # its open labels still bound the optimum
         many = [list(range(6))] * 3  # past 256 labels, where the deadline (passed) is looked at
