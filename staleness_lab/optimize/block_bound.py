@@ -91,6 +91,15 @@ def _sift_up(heap: np.ndarray, key: np.ndarray, at: int) -> None:
 
 
 @njit(cache=True)
+def workspace(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scratch arrays :func:`bounds_into` works in for an instance of update counts ``n``
+    (a job per pending update at most, and a merge pointer per table): a search allocates them
+    once, not once per label."""
+    m = max(np.sum(n), n.shape[0], 1)
+    return np.empty((7, m), np.int64), np.empty((3, m), np.float64)
+
+
+@njit(cache=True)
 def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, n: np.ndarray, dur: np.ndarray,
            forced: bool, pending: np.ndarray, track_free: np.ndarray, table_free: np.ndarray,
            cutoff: float) -> tuple[int, float, bool]:
@@ -102,18 +111,24 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     whether the larger bound reaches ``cutoff``: once the release bound reaches it the busy-time
     bound is not computed (0.0), and once the busy-time bound's sum of non-negative terms
     reaches it the sum stops there; pass ``math.inf`` for both numbers in full."""
+    ints, floats = workspace(n)
+    return bounds_into(r, coef, pieces, own, n, dur, forced, pending, track_free, table_free, cutoff, ints, floats)
+
+
+@njit(cache=True)
+def bounds_into(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray, n: np.ndarray,
+                dur: np.ndarray, forced: bool, pending: np.ndarray, track_free: np.ndarray, table_free: np.ndarray,
+                cutoff: float, ints: np.ndarray, floats: np.ndarray) -> tuple[int, float, bool]:
+    """:func:`bounds` in the scratch arrays of :func:`workspace` (their contents are overwritten)."""
     tables = n.shape[0]
-    m = 0
-    for i in range(tables):
-        m += n[i] - pending[i]
-    ready = np.empty(m, np.int64)
-    key = np.empty(m, np.float64)  # Smith's ratio
-    piece = np.empty(m, np.int64)
-    weight = np.empty(m, np.int64)
+    ready, piece, weight, heap, order = ints[0], ints[1], ints[2], ints[3], ints[4]
+    head, ends = ints[5], ints[6]  # per table: its next job to merge, its jobs' end
+    key, left, busy = floats[0], floats[1], floats[2]  # Smith's ratio, work left, ∫ t · rate dt
     release = 0
     approx = 0.0
     k = 0
     for i in range(tables):
+        head[i] = k  # table i's jobs are k.. (in order of ready time)
         floor = max(track_free[0], table_free[i])
         first = pending[i]
         j = first
@@ -137,15 +152,21 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
             key[k] = pieces[i, j] / coef[i, j] if coef[i, j] else math.inf
             k += 1
             j += 1
+        ends[i] = k
     m = k
     if approx > INT_LIMIT:
         return 0, 0.0, False
     if release >= cutoff:
         return release, 0.0, True
-    order = np.argsort(ready[:m], kind="mergesort")
-    left = np.zeros(m)
-    busy = np.zeros(m)  # ∫ t · rate dt
-    heap = np.empty(m, np.int64)  # the waiting pieces, Smith's order first
+    # every table's jobs by ready time (a table's ready times never fall): merged, ties to the
+    # lower table, which is the stable sort by ready time of the jobs in table order
+    for slot in range(m):
+        pick, at = -1, 0
+        for i in range(tables):
+            if head[i] < ends[i] and (pick < 0 or ready[head[i]] < at):
+                pick, at = i, ready[head[i]]
+        order[slot] = head[pick]
+        head[pick] += 1
     size = 0
     now = 0.0
     nxt = 0
@@ -159,6 +180,7 @@ def bounds(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
         while nxt < m and ready[order[nxt]] <= now:
             q = order[nxt]
             left[q] = float(piece[q])
+            busy[q] = 0.0
             heap[size] = q
             _sift_up(heap, key, size)
             size += 1

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, objmode, types
 from numba.typed import Dict
 
-from staleness_lab.optimize.block_bound import bounds
+from staleness_lab.optimize.block_bound import bounds_into, workspace
 
 #: The search's outcomes (:func:`search`'s status).
 FOUND, GAVE_UP, OVERFLOW, BEAM_CUT = 0, 1, 2, 3
@@ -163,7 +163,9 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     keys[0] = 0
     s_head[0] = 0
     layer_head[0] = 0
-    release, busy, fits = bounds(r, coef, pieces, own, n, dur, forced, s_pending[0], l_tracks[0], l_tables[0], np.inf)
+    ints, floats = workspace(n)  # the bound's scratch, for every label
+    release, busy, fits = bounds_into(r, coef, pieces, own, n, dur, forced, s_pending[0], l_tracks[0], l_tables[0],
+                                      np.inf, ints, floats)
     if not fits:
         return OVERFLOW, np.empty((0, 5), np.int64), 0.0
     l_f[0] = max(float(release), busy)
@@ -242,8 +244,8 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 x = l_next[x]
                             if dominated:
                                 continue
-                        release, busy, fits = bounds(r, coef, pieces, own, n, dur, forced, done, new_tracks, new_tables,
-                                                     float(upper - cost))
+                        release, busy, fits = bounds_into(r, coef, pieces, own, n, dur, forced, done, new_tracks,
+                                                          new_tables, float(upper - cost), ints, floats)
                         if not fits:
                             return OVERFLOW, np.empty((0, 5), np.int64), 0.0
                         if release >= busy:
