@@ -8,10 +8,14 @@ this search 0.3 s).
 Labels live in growing arrays (cost, weight of the last batch, sorted track free times (none
 before the last batch's start), table free times, parent, last batch, cost plus bound, and
 whether a beam dropped it); a state (the next update of every table) is a mixed-radix integer
-key, and its labels are a linked list of label indices. States are expanded layer by layer
-(updates placed), as in Python; a dominated label is unlinked (its slot stays: a label is only
-dominated before its layer is expanded, so it has no children). A child that a label at its
-state covers is dropped before its bound is computed, as in Python. With a beam
+key, and its labels are a linked list of label indices in order of cost. States are expanded
+layer by layer (updates placed), as in Python; a dominated label is unlinked (its slot stays: a
+label is only dominated before its layer is expanded, so it has no children). A child that a
+label at its state covers is dropped before its bound is computed, as in Python. Only a label
+costing no more can cover a child, and the child can cover only labels costing no less, so one
+pass over a state's list, split at the child's cost, does both checks: on the 33-update block of
+seed 2 at 12 x 14, load .8, two tracks (565 labels a state on average), scanning the whole list
+twice took 2.1 billion comparisons and the search 13.0 s; it now takes 7.2 s. With a beam
 (:func:`staleness_lab.optimize.block_dp.dive`), each layer, once complete, keeps its ``beam``
 labels of least cost plus bound and marks the others dropped.
 """
@@ -234,13 +238,16 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                         l_tracks[new] = new_tracks
                         l_tables[new] = new_tables
                         target = keys[key] if key in keys else -1
+                        after = -1  # the state's last label costing less than the new one (a state's labels rise in cost)
                         if target >= 0:  # a label at the state that covers the new one: no bound needed
                             x = s_head[target]
                             dominated = False
-                            while x >= 0:
+                            while x >= 0 and l_cost[x] <= cost:  # only those costing no more can cover it
                                 if _covers(l_cost, l_tracks, l_tables, x, new):
                                     dominated = True
                                     break
+                                if l_cost[x] < cost:
+                                    after = x
                                 x = l_next[x]
                             if dominated:
                                 continue
@@ -264,14 +271,22 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 lower, _open_bound(layer, layer_low, upper))
                         l_weight[new] = weight
                         if target >= 0:
-                            kept, x = -1, s_head[target]  # unlink the labels the new one covers
+                            # in after the labels costing less (it covers none of them), and unlink the
+                            # labels after it that it covers
+                            x = s_head[target] if after < 0 else l_next[after]
+                            if after < 0:
+                                s_head[target] = new
+                            else:
+                                l_next[after] = new
+                            l_next[new] = x
+                            previous = new
                             while x >= 0:
                                 following = l_next[x]
-                                if not _covers(l_cost, l_tracks, l_tables, new, x):
-                                    l_next[x] = kept
-                                    kept = x
+                                if _covers(l_cost, l_tracks, l_tables, new, x):
+                                    l_next[previous] = following
+                                else:
+                                    previous = x
                                 x = following
-                            s_head[target] = kept
                         else:
                             if states == s_pending.shape[0]:
                                 s_pending, s_head, s_next = _grown(s_pending), _grown(s_head), _grown(s_next)
@@ -279,15 +294,14 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                             states += 1
                             keys[key] = target
                             s_pending[target] = done
-                            s_head[target] = -1
+                            s_head[target] = new
+                            l_next[new] = -1
                             s_next[target] = layer_head[depth]
                             layer_head[depth] = target
                         labels += 1
                         l_parent[new] = label
                         l_batch[new, 0], l_batch[new, 1], l_batch[new, 2] = i, a, b
                         l_batch[new, 3], l_batch[new, 4] = start, end
-                        l_next[new] = s_head[target]
-                        s_head[target] = new
                         l_f[new] = cost + max(float(release), busy)
                         layer_low[depth] = min(layer_low[depth], l_f[new])
                         l_dead[new] = False
