@@ -83,7 +83,8 @@ K rounds keep the best plan.
 :func:`~staleness_lab.intermittent.minbatch.find_min_batch`), capped at N and at ``max_slots``.
 K restricts the search, so after each round (both phases proven optimal for these K) a query is
 *certified* when its K cannot have bound the result: ``K_q = N_q``, or phase 1 reached 0 (no
-late query, zero tardiness: a lower bound) and every plan with more than ``K_q`` batches of ``q``
+late query, zero tardiness: a lower bound), or a number of misses that the release-time LP proves
+no plan goes below (the ``auto`` method: :func:`_misses_floor`), and every plan with more than ``K_q`` batches of ``q``
 costs more, or as much with no fewer batches, by a time-free lower bound (cost of ``q`` with
 ``K_q + 1`` or more batches plus every other query's cheapest split; an exact DP over splits
 for tables, ``S'·n + R'·N + AggCost(n)`` for linear costs). Uncertified queries get ``K_q``
@@ -663,17 +664,22 @@ def _phase(name: str, round_no: int, status: int, solver: cp_model.CpSolver, inf
 
 
 def _solve_round(qs: QuerySet, consts: list[_Const], objective: str, seed: BatchPlan | None,
-                 budget: _Budget, round_no: int, *, fixed_cost: bool = False, bar: int | None = None) -> _Round:
+                 budget: _Budget, round_no: int, *, fixed_cost: bool = False, bar: int | None = None,
+                 fewest: int = 0) -> _Round:
     """Phase 1, then phase 2 of the slot model over ``consts``. With ``fixed_cost`` (every size
     fixed, or linear costs with the batch counts fixed: cost and batches are then fixed, and phase
     2 only orders late queries by tardiness) phase 2 runs only when phase 1 left a miss and no
-    more than ``bar`` misses (a plan with more cannot beat the caller's)."""
+    more than ``bar`` misses (a plan with more cannot beat the caller's). ``fewest``: misses no
+    plan goes below (:func:`_misses_floor`), a constraint of phase 1, which is then proven as soon
+    as it finds a plan with that many."""
     built = _Model(qs, consts)
     model = built.model
     unit = qs.time_unit
     K = {c.query.name: c.K for c in consts}
     built.hint_plan(seed)
     first = built.misses if objective == "misses" else built.tardiness
+    if fewest and objective == "misses":
+        model.add(first >= fewest)
     model.minimize(first)
     solver, status, info = budget.solve(model)
     phases = [_phase(objective, round_no, status, solver, info, Fraction(1) if objective == "misses" else unit)]
@@ -774,12 +780,14 @@ def _bounds(c: _Const, K: int) -> tuple[int, int]:
     return low, (K + 1) * low + agg_more
 
 
-def _uncertified(consts: list[_Const], result: _Round) -> list[str]:
-    """Queries whose slot cap may have bound ``result`` (module docstring, "Slot cap K")."""
+def _uncertified(consts: list[_Const], result: _Round, fewest: int = 0) -> list[str]:
+    """Queries whose slot cap may have bound ``result`` (module docstring, "Slot cap K").
+    ``fewest``: misses no plan goes below (:func:`_misses_floor`); a result with no more misses
+    than that (or none) is certified by its cost alone, since no plan has fewer misses."""
     open_ = [c for c in consts if c.sizes is None and c.K < c.n]
     if not open_:
         return []
-    if result.solution is None or result.key[0] != 0:
+    if result.solution is None or result.key[0] > max(fewest, 0):
         return [c.query.name for c in open_]
     _, best_cost, best_batches, _ = result.key
     cheapest = {c.query.name: _bounds(c, c.K)[0] if c.sizes is None else c.work(list(c.sizes)) for c in consts}
@@ -936,7 +944,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     profiles fix, plan as they did before the rule (the rule guards input a user hands ``plan``).
 
     ``method``: ``"auto"`` (the default: :func:`~staleness_lab.intermittent.plan.chosen_method`
-    picks one of the other two), ``"monolithic"`` (the slot model above) or ``"decomposition"`` (per-query columns
+    picks one of the other two; the slot model then starts from the misses the release-time LP
+    proves, :func:`_misses_floor`), ``"monolithic"`` (the slot model above, the reference) or ``"decomposition"`` (per-query columns
     and a relaxed master, :mod:`~staleness_lab.optimize.decomposition`, then a repair towards its
     columns, falling back to the slot model with the time left when they cannot close the gap;
     queries on executors of their own are planned exactly by DP,
@@ -973,7 +982,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
                                                  workers=workers, deterministic=budget.deterministic,
                                                  started=budget.started)
-    plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms)
+    plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms,
+                       release_floor=method == "auto")
     note = ("monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)" if used == "decomposition"
             else "monolithic (auto: queries share an executor)" if method == "auto" else "monolithic")
     plan.solver["method"] = note
@@ -982,10 +992,39 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     return plan
 
 
+def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, budget: _Budget) -> tuple[int, dict[str, Any] | None]:
+    """The fewest misses any plan can have, as the release-time LP
+    (:mod:`~staleness_lab.optimize.release_lp`) proves it, for the slot model to start from: 0
+    (nothing proven) unless the objective is misses, queries share executors and the hint misses
+    a deadline; and the LP's record (None when it did not run). On the grid only (the caller's
+    rule): the grid is then the bound grid too. Within
+    :data:`RELEASE_LP_SHARE` of the budget. The slot model alone proves no miss on A5 sets of 4 queries at ρ = 0.2: its
+    bound stays at 0 for the whole limit, while the LP proves the hint's one miss in about a
+    second; the cost phase at that miss is then certified by the cost argument that certifies a
+    plan on time (:func:`_uncertified`)."""
+    if objective != "misses" or seed is None or seed.misses == 0 or len(qs.queries) <= qs.executors:
+        return 0, None
+    began = time.perf_counter()
+    room = RELEASE_LP_SHARE * budget.total
+
+    def stop() -> bool:
+        return budget.deterministic is None and time.perf_counter() - began >= room
+
+    bounds = _bound_grid(qs, objective, [])
+    found = release_bound(bounds.grids, qs.executors, phase="misses", misses=bounds.value1, floors=bounds.floors,
+                          seeds=[[_sizes(seed, q.name)] for q in qs.queries], target=seed.misses, stop=stop)
+    fewest = max(bounds.value1, found.bound)
+    return fewest, {"phase": "misses", "bound": fewest, "lp": round(found.lp, 6), "rounds": found.rounds,
+                    "columns": found.columns, "converged": found.converged, "seconds": found.seconds}
+
+
 def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
                 fixed: dict[str, tuple[int, ...]], cost_cap: bool, max_slots: int | None,
-                max_terms: int | None) -> BatchPlan:
-    """The slot model's rounds of K doubling (module docstring)."""
+                max_terms: int | None, *, release_floor: bool = False) -> BatchPlan:
+    """The slot model's rounds of K doubling (module docstring); with ``release_floor`` (the
+    ``auto`` method, on the grid) starting from the misses the release-time LP proves
+    (:func:`_misses_floor`). Without it this is the reference the other methods are checked
+    against."""
     limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
     K = {q.name: limit[q.name] if q.name in fixed else _initial_k(qs, q, hint, limit[q.name]) for q in qs.queries}
     seed = hint if hint is not None and hint.status == "ok" and hint.steps else None
@@ -994,6 +1033,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         return [_const(qs, q, caps[q.name], fixed.get(q.name), cost_cap) for q in qs.queries]
 
     phases: list[dict[str, Any]] = []
+    fewest, release_lp = _misses_floor(qs, objective, seed, budget) if release_floor and not off_grid else (0, None)
     best: _Round | None = None
     best_consts: list[_Const] = []
     last: _Round | None = None
@@ -1004,7 +1044,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         consts = consts_for(K)
         if round_no == 1 and max_terms is not None:
             check_model_terms(consts, max_terms)
-        result = _solve_round(qs, consts, objective, seed, budget, round_no)
+        result = _solve_round(qs, consts, objective, seed, budget, round_no, fewest=fewest)
         result.number = round_no
         for phase in result.phases:  # the issue's per-phase report: K, the grid and whether it is exact
             phase.update(K=dict(K), time_unit=float(qs.time_unit), on_grid=not off_grid)
@@ -1017,7 +1057,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         if result.solution is None:
             grow = ([name for name in K if K[name] < limit[name]] if result.status1 == "infeasible" else [])
         elif result.proven:
-            grow = [name for name in _uncertified(consts, result) if K[name] < limit[name]]
+            grow = [name for name in _uncertified(consts, result, fewest) if K[name] < limit[name]]
         else:
             grow = []
         more_time = budget.room() and (budget.deterministic is None or round_no < DET_ROUNDS)
@@ -1030,6 +1070,8 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         "phases": phases, "time_unit": float(qs.time_unit), "on_grid": not off_grid, "off_grid": off_grid,
         "objective": objective, "rounds": round_no, "K_tried": dict(K),
     }
+    if release_lp is not None:
+        report["release_lp"] = release_lp
     minbatch = {name: sizes[0] for name, sizes in fixed.items()}
     # a proof under the variants covers the restricted model only
     restrictions = [r for r, on in (("the fixed batch sizes", bool(fixed)), ("the cost cap (1 + δRSF)·Cost(N)", cost_cap))
@@ -1052,7 +1094,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         return BatchPlan(queryset=qs, scheme=SCHEME, steps=(), status=status, reason=reason, minbatch=minbatch,
                          solver=report)
 
-    uncertified = _uncertified(best_consts, best) if best.proven else [
+    uncertified = _uncertified(best_consts, best, fewest) if best.proven else [
         c.query.name for c in best_consts if c.sizes is None and c.K < c.n]
     k_bound = bool(uncertified)
     optimal = best.proven and not k_bound
@@ -1060,7 +1102,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     on_time = _key(best_consts, best.solution, "misses")[0] == 0
     if on_time:
         deadlines = "met"
-    elif best.status1 == "optimal" and full and not off_grid:
+    elif fewest > 0 or best.status1 == "optimal" and full and not off_grid:
         deadlines = "infeasible"
     else:
         deadlines = "unknown"
@@ -1074,6 +1116,9 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         reasons.append(f"the slot cap K may bind for {', '.join(uncertified)} (K = {report['K']})")
     if deadlines == "unknown":
         reasons.append("a deadline is missed; whether every deadline can be met is unknown (needs K = N and a proof)")
+    elif deadlines == "infeasible" and fewest > 0:
+        reasons.append(f"no plan misses fewer than {fewest} deadline{'s' if fewest > 1 else ''} "
+                       "(proven by the release-time LP)")
     elif deadlines == "infeasible":
         reasons.append("no plan meets every deadline (proven with K = N for every query)" + variant)
     reason = "; ".join(reasons) + grid_note if reasons or grid_note else ""

@@ -105,3 +105,42 @@ def test_the_decomposition_reports_the_miss_it_proves() -> None:
     lp = {s["phase"]: s for s in plan.solver["stages"] if s["stage"] == "release LP"}
     assert lp["misses"]["bound"] == 1 and lp["cost"]["bound"] * 0.1 <= cost["bound"] + 1e-9 <= cost["objective"] + 1e-9
     assert not check_plan(qs, plan)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query_sets())
+def test_the_slot_model_from_the_lps_misses_agrees_with_the_slot_model_alone(qs: QuerySet) -> None:
+    """``auto`` on shared executors starts the slot model from the misses the release LP proves
+    (``batch_plan._misses_floor``): where it and the plain slot model (``monolithic``, the
+    reference) both prove an optimum, they are the same misses and cost; its plan is valid, its
+    bounds lie below its values, and it is never worse than the best heuristic."""
+    hint = best_heuristic(qs)
+    mine = optimal_plan(qs, hint=hint, time_limit=5.0, workers=1)
+    assert mine.status == "ok" and check_plan(qs, mine) == []
+    assert (mine.misses, mine.total_cost) <= (hint.misses, hint.total_cost)
+    for phase in mine.solver["phases"]:
+        assert phase["bound"] is None or phase["bound"] <= phase["objective"] + 1e-9
+    floor = mine.solver.get("release_lp")
+    if floor is not None:   # it ran: queries share an executor and the hint misses
+        assert len(qs.queries) > qs.executors and hint.misses > 0 and floor["bound"] <= mine.misses
+    reference = optimal_plan(qs, hint=hint, method="monolithic", time_limit=5.0, workers=1)
+    assert "release_lp" not in reference.solver
+    if mine.solver["status"] == "optimal" and reference.solver["status"] == "optimal":
+        assert (mine.misses, mine.total_cost) == (reference.misses, reference.total_cost)
+
+
+def test_four_a5_queries_at_rho_02_are_proven_once_the_lp_proves_their_miss() -> None:
+    """The slot model alone proves no miss on this set (its phase-1 bound stays 0 for the whole
+    limit; the K cap then binds too, since a plan that misses is not certified by its cost); the
+    release LP proves the one miss, and the cost phase at it is certified by cost alone."""
+    qs = random_a5_instance(4, 100, 0.2, 0)
+    hint = best_heuristic(qs)
+    alone = optimal_plan(qs, hint=hint, deterministic_time=0.5, method="monolithic")
+    assert alone.solver["status"] != "optimal" and alone.solver["phases"][0]["bound"] == 0
+    plan = optimal_plan(qs, hint=hint, deterministic_time=0.5)
+    misses, cost = plan.solver["phases"]
+    assert plan.solver["status"] == "optimal" and plan.solver["deadlines"] == "infeasible"
+    assert plan.solver["release_lp"]["bound"] == misses["bound"] == misses["objective"] == plan.misses == 1
+    assert cost["status"] == "optimal" and not plan.solver["K_bound"]
+    assert "proven by the release-time LP" in plan.reason
+    assert (plan.misses, plan.total_cost) < (hint.misses, hint.total_cost) and not check_plan(qs, plan)
