@@ -139,7 +139,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -163,7 +163,7 @@ from staleness_lab.optimize.decomposition import (
     Column, HeadLayers, OutOfTime, QueryGrid, columns, least_splits, relaxation,
 )
 from staleness_lab.optimize.one_query import alone
-from staleness_lab.optimize.release_lp import release_bound
+from staleness_lab.optimize.release_lp import ReleaseBound, release_bound
 from staleness_lab.optimize.true_bounds import Incumbent, TrueKey, bound_unit, floor_bounds, true_key
 
 SCHEME = "optimal"
@@ -997,25 +997,32 @@ def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, budget: 
     (:mod:`~staleness_lab.optimize.release_lp`) proves it, for the slot model to start from: 0
     (nothing proven) unless the objective is misses, queries share executors and the hint misses
     a deadline; and the LP's record (None when it did not run). On the grid only (the caller's
-    rule): the grid is then the bound grid too. Within
-    :data:`RELEASE_LP_SHARE` of the budget. The slot model alone proves no miss on A5 sets of 4 queries at ρ = 0.2: its
-    bound stays at 0 for the whole limit, while the LP proves the hint's one miss in about a
-    second; the cost phase at that miss is then certified by the cost argument that certifies a
-    plan on time (:func:`_uncertified`)."""
+    rule): the grid is then the bound grid too. Within :data:`RELEASE_LP_SHARE` of the budget.
+    The slot model alone proves no miss on A5 sets of 4 queries at ρ = 0.2: its bound stays at 0
+    for the whole limit, while the LP proves the hint's one miss in about a second; the cost phase
+    at that miss is then certified by the cost argument that certifies a plan on time
+    (:func:`_uncertified`)."""
     if objective != "misses" or seed is None or seed.misses == 0 or len(qs.queries) <= qs.executors:
         return 0, None
-    began = time.perf_counter()
-    room = RELEASE_LP_SHARE * budget.total
-
-    def stop() -> bool:
-        return budget.deterministic is None and time.perf_counter() - began >= room
-
     bounds = _bound_grid(qs, objective, [])
     found = release_bound(bounds.grids, qs.executors, phase="misses", misses=bounds.value1, floors=bounds.floors,
-                          seeds=[[_sizes(seed, q.name)] for q in qs.queries], target=seed.misses, stop=stop)
+                          seeds=[[_sizes(seed, q.name)] for q in qs.queries], target=seed.misses,
+                          stop=_lp_stop(budget, RELEASE_LP_SHARE * budget.total))
     fewest = max(bounds.value1, found.bound)
-    return fewest, {"phase": "misses", "bound": fewest, "lp": round(found.lp, 6), "rounds": found.rounds,
-                    "columns": found.columns, "converged": found.converged, "seconds": found.seconds}
+    return fewest, {**_lp_record("misses", found), "bound": fewest}
+
+
+def _lp_stop(budget: _Budget, room: float) -> Callable[[], bool]:
+    """The release LP's ``stop``: once ``room`` seconds have passed from now (never, in
+    deterministic mode)."""
+    began = time.perf_counter()
+    return lambda: budget.deterministic is None and time.perf_counter() - began >= room
+
+
+def _lp_record(phase: str, found: ReleaseBound) -> dict[str, Any]:
+    """What the planner's report keeps of a release LP's answer."""
+    return {"phase": phase, "bound": found.bound, "lp": round(found.lp, 6), "rounds": found.rounds,
+            "columns": found.columns, "converged": found.converged, "seconds": found.seconds}
 
 
 def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
@@ -1331,19 +1338,12 @@ def _release_bounds(qs: QuerySet, bounds: _Bounds, inc: Incumbent, budget: _Budg
     leaves the fewest misses open: the fewest misses, and when that rises, the least cost at it
     (each seeded with the incumbent's batch sizes, together within :data:`RELEASE_LP_SHARE` of the
     budget and leaving ``reserve``); both go into ``bounds``."""
-    began = time.perf_counter()
-    room = min(RELEASE_LP_SHARE * budget.total, budget.left() - reserve)
-
-    def stop() -> bool:
-        return budget.deterministic is None and time.perf_counter() - began >= room
-
+    stop = _lp_stop(budget, min(RELEASE_LP_SHARE * budget.total, budget.left() - reserve))
     seeds = [[_sizes(inc.plan, q.name)] for q in qs.queries]
     for phase in ("misses", "cost"):
         found = release_bound(bounds.grids, qs.executors, phase=phase, misses=bounds.value1, floors=bounds.floors,
                               seeds=seeds, target=int(inc.key[0]) if phase == "misses" else None, stop=stop)
-        stages.append({"stage": "release LP", "phase": phase, "bound": found.bound, "lp": round(found.lp, 6),
-                       "rounds": found.rounds, "columns": found.columns, "converged": found.converged,
-                       "seconds": found.seconds})
+        stages.append({"stage": "release LP", **_lp_record(phase, found)})
         if phase == "misses":
             if found.bound <= bounds.value1:
                 return
