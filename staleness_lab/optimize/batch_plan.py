@@ -787,7 +787,7 @@ def _uncertified(consts: list[_Const], result: _Round, fewest: int = 0) -> list[
     open_ = [c for c in consts if c.sizes is None and c.K < c.n]
     if not open_:
         return []
-    if result.solution is None or result.key[0] > max(fewest, 0):
+    if result.solution is None or result.key[0] > fewest:
         return [c.query.name for c in open_]
     _, best_cost, best_batches, _ = result.key
     cheapest = {c.query.name: _bounds(c, c.K)[0] if c.sizes is None else c.work(list(c.sizes)) for c in consts}
@@ -992,17 +992,19 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     return plan
 
 
-def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, budget: _Budget) -> tuple[int, dict[str, Any] | None]:
+def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, off_grid: list[str],
+                  budget: _Budget) -> tuple[int, dict[str, Any] | None]:
     """The fewest misses any plan can have, as the release-time LP
     (:mod:`~staleness_lab.optimize.release_lp`) proves it, for the slot model to start from: 0
-    (nothing proven) unless the objective is misses, queries share executors and the hint misses
-    a deadline; and the LP's record (None when it did not run). On the grid only (the caller's
-    rule): the grid is then the bound grid too. Within :data:`RELEASE_LP_SHARE` of the budget.
+    (nothing proven) unless the objective is misses, the data lie on the grid (which is then the
+    bound grid too), queries share executors and the hint misses a deadline; and the LP's record
+    (None when it did not run). Within :data:`RELEASE_LP_SHARE` of the budget.
     The slot model alone proves no miss on A5 sets of 4 queries at ρ = 0.2: its bound stays at 0
     for the whole limit, while the LP proves the hint's one miss in about a second; the cost phase
     at that miss is then certified by the cost argument that certifies a plan on time
     (:func:`_uncertified`)."""
-    if objective != "misses" or seed is None or seed.misses == 0 or len(qs.queries) <= qs.executors:
+    if (objective != "misses" or off_grid or seed is None or seed.misses == 0
+            or len(qs.queries) <= qs.executors):
         return 0, None
     bounds = _bound_grid(qs, objective, [])
     found = release_bound(bounds.grids, qs.executors, phase="misses", misses=bounds.value1, floors=bounds.floors,
@@ -1029,7 +1031,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
                 fixed: dict[str, tuple[int, ...]], cost_cap: bool, max_slots: int | None,
                 max_terms: int | None, *, release_floor: bool = False) -> BatchPlan:
     """The slot model's rounds of K doubling (module docstring); with ``release_floor`` (the
-    ``auto`` method, on the grid) starting from the misses the release-time LP proves
+    ``auto`` method) starting from the misses the release-time LP proves
     (:func:`_misses_floor`). Without it this is the reference the other methods are checked
     against."""
     limit = {q.name: len(fixed[q.name]) if q.name in fixed else min(q.n, max_slots or q.n) for q in qs.queries}
@@ -1040,7 +1042,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         return [_const(qs, q, caps[q.name], fixed.get(q.name), cost_cap) for q in qs.queries]
 
     phases: list[dict[str, Any]] = []
-    fewest, release_lp = _misses_floor(qs, objective, seed, budget) if release_floor and not off_grid else (0, None)
+    fewest, release_lp = _misses_floor(qs, objective, seed, off_grid, budget) if release_floor else (0, None)
     best: _Round | None = None
     best_consts: list[_Const] = []
     last: _Round | None = None
@@ -1109,7 +1111,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     on_time = _key(best_consts, best.solution, "misses")[0] == 0
     if on_time:
         deadlines = "met"
-    elif fewest > 0 or best.status1 == "optimal" and full and not off_grid:
+    elif fewest > 0 or (best.status1 == "optimal" and full and not off_grid):
         deadlines = "infeasible"
     else:
         deadlines = "unknown"

@@ -141,8 +141,8 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
     least the root's bound; 0.0 with a beam, which proves nothing); OVERFLOW when a bound would
     pass int64 (the caller runs the Python reference); ``lower`` is 0.0 unless GAVE_UP. Arrays
     as :func:`~.block_bound.bounds` takes them, and ``dur[i, a, b]`` the duration of table i's
-    batch of updates a..b. With ``beam`` > 0, each layer keeps only the ``beam`` labels of least cost plus bound (a beam search: a heuristic),
-    and the status is BEAM_CUT when that dropped a label (the schedule, if any, is then not
+    batch of updates a..b. With ``beam`` > 0, each layer keeps only the ``beam`` labels of least
+    cost plus bound (a beam search: a heuristic), and the status is BEAM_CUT when that dropped a label (the schedule, if any, is then not
     proven minimal)."""
     t_count = n.shape[0]
     total = 0
@@ -271,13 +271,12 @@ def search(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.ndarray,
                                 lower, _open_bound(layer, layer_low, upper))
                         l_weight[new] = weight
                         if target >= 0:
-                            # in after the labels costing less (it covers none of them), and unlink the
-                            # labels after it that it covers
-                            x = s_head[target] if after < 0 else l_next[after]
+                            # the new label goes in after those costing less (it covers none of them)
+                            # and unlinks those after it that it covers
                             if after < 0:
-                                s_head[target] = new
+                                x, s_head[target] = s_head[target], new
                             else:
-                                l_next[after] = new
+                                x, l_next[after] = l_next[after], new
                             l_next[new] = x
                             previous = new
                             while x >= 0:

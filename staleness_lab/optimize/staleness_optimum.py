@@ -765,8 +765,9 @@ def _solve_blocks(grid: _Grid, tracks: int, relaxed: bool, hint: list[_Batch], c
     while True:
         left = deadline - time.perf_counter()
         waiting = [k for k, p in enumerate(parts) if not p.proven and not p.given]
-        share = left / len(waiting) if waiting else 0.0
-        if not waiting:  # every part tried: one whose share of what is left is much more than it had, again
+        if waiting:
+            share = left / len(waiting)
+        else:  # every part tried: one whose share of what is left is much more than it had, again
             unproven = [k for k, p in enumerate(parts) if not p.proven]
             share = left / max(1, len(unproven))
             waiting = [k for k in unproven if share > RETRY * parts[k].given]
