@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Protocol
 
 from staleness_lab.errors import InputError
@@ -85,6 +86,15 @@ class TableCost:
         if x > len(self.values):
             raise ValueError(f"the cost table covers batch sizes up to {len(self.values)}, asked for {x}")
         return self.values[x - 1]
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        """The values' hash, computed once: a table of N Fractions is hashed in O(N), and the
+        MinBatch cache (:mod:`staleness_lab.intermittent.minbatch`) hashes its costs on every call."""
+        return hash(self.values)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "table", "values": [float(v) for v in self.values]}
