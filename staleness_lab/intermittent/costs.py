@@ -65,10 +65,14 @@ class PiecewiseCost:
     def __call__(self, x: int) -> Fraction:
         if x <= 0:
             return Fraction(0)
-        xs = [p[0] for p in self.points]
-        k = min(max(bisect.bisect_right(xs, x) - 1, 0), len(xs) - 2)
+        k = min(max(bisect.bisect_right(self._xs, x) - 1, 0), len(self.points) - 2)
         (x0, c0), (x1, c1) = self.points[k], self.points[k + 1]
         return self.S + c0 + (c1 - c0) * (x - x0) / (x1 - x0)
+
+    @cached_property
+    def _xs(self) -> tuple[Fraction, ...]:
+        """The points' x, searched on every call."""
+        return tuple(p[0] for p in self.points)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "piecewise", "S": float(self.S), "points": [[float(x), float(c)] for x, c in self.points]}
