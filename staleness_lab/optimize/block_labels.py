@@ -22,12 +22,15 @@ labels of least cost plus bound and marks the others dropped.
 
 from __future__ import annotations
 
+import hashlib
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit, objmode, types
 from numba.typed import Dict
 
+from staleness_lab.optimize import block_bound
 from staleness_lab.optimize.block_bound import bounds_into, workspace
 
 #: The search's outcomes (:func:`search`'s status).
@@ -337,3 +340,28 @@ def compile_search() -> None:
     one = np.ones((1, 1), dtype=np.int64)
     search(one, one, one, one, np.ones(1, dtype=np.int64), np.ones((1, 1, 1), dtype=np.int64),
            np.ones(1, dtype=np.int64), 1, True, 10, 10, 1e18, 0)  # beam given: the signature the callers use
+
+
+def _drop_stale_cache() -> None:
+    """Flush this module's compiled cache when :mod:`~.block_bound` changed since it was written.
+
+    numba stamps a cached function with its own source file only, and :func:`search` compiles
+    :func:`~.block_bound.bounds_into` into itself: after an edit of ``block_bound.py`` alone, the
+    cached search would go on running the old bound (and prove optima with it). The digest of
+    ``block_bound.py`` the cache was written with is kept beside it; when it differs, the cached
+    search is flushed and compiles afresh on its first call."""
+    digest = hashlib.sha256(Path(block_bound.__file__).read_bytes()).hexdigest()
+    marker = Path(search._cache._cache_path) / "block_labels.block_bound.sha256"
+    try:
+        if marker.read_text(encoding="utf-8") == digest:
+            return
+    except OSError:
+        pass
+    try:
+        search._cache.flush()
+        marker.write_text(digest, encoding="utf-8")
+    except OSError:  # a cache directory that cannot be written holds nothing of ours to go stale
+        pass
+
+
+_drop_stale_cache()
