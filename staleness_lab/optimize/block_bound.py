@@ -14,7 +14,13 @@ adds nothing before it frees): no schedule on the tracks processes the pending p
 its mean busy times are at least the relaxation's (preemptive Smith's rule is optimal for them
 under any speed profile, by the same exchange), and each piece, run at rate 1 on one track, ends
 q_j/2 after its own. With every track free from the start this is Goemans' speed-``tracks``
-machine; on two tracks whose second frees late (the batch just placed), it is tighter. Numbers
+machine; on two tracks whose second frees late (the batch just placed), it is tighter. The speed
+is also at most the number of tables with a pending job ready by t: a track processes pieces
+only inside a batch, at rate at most 1, a table runs one batch at a time, and a batch of table i
+starts no earlier than its first job's ready time, so at any t no more batches run than there
+are tables with work ready (the count is the schedule's bound, fixed before it: it never falls,
+and a table that finished its work early only runs slower than it allows). On two tracks with
+one table ready this halves the speed until a second table's update arrives. Numbers
 are int64: :func:`bounds` reports when the release bound would not fit, and the caller then uses
 the Python reference.
 
@@ -96,7 +102,7 @@ def workspace(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (a job per pending update at most, and a merge pointer per table): a search allocates them
     once, not once per label."""
     m = max(np.sum(n), n.shape[0], 1)
-    return np.empty((7, m), np.int64), np.empty((3, m), np.float64)
+    return np.empty((9, m), np.int64), np.empty((3, m), np.float64)
 
 
 @njit(cache=True)
@@ -123,6 +129,7 @@ def bounds_into(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.nda
     tables = n.shape[0]
     ready, piece, weight, heap, order = ints[0], ints[1], ints[2], ints[3], ints[4]
     head, ends = ints[5], ints[6]  # per table: its next job to merge, its jobs' end
+    table, seen = ints[7], ints[8]  # per job its table; per table whether a job of it is ready
     key, left, busy = floats[0], floats[1], floats[2]  # Smith's ratio, work left, ∫ t · rate dt
     release = 0
     approx = 0.0
@@ -141,14 +148,14 @@ def bounds_into(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.nda
                 j += 1
             approx += abs(float(w) * float(top + dur[i, first, j - 1]))
             release += w * (top + dur[i, first, j - 1])
-            ready[k], piece[k], weight[k] = top, q, w
+            ready[k], piece[k], weight[k], table[k] = top, q, w, i
             key[k] = q / w if w else math.inf
             k += 1
         while j < n[i]:
             at = max(r[i, j], floor)
             approx += abs(float(coef[i, j]) * float(at)) + abs(float(own[i, j]))
             release += coef[i, j] * at + own[i, j]
-            ready[k], piece[k], weight[k] = at, pieces[i, j], coef[i, j]
+            ready[k], piece[k], weight[k], table[k] = at, pieces[i, j], coef[i, j], i
             key[k] = pieces[i, j] / coef[i, j] if coef[i, j] else math.inf
             k += 1
             j += 1
@@ -173,7 +180,9 @@ def bounds_into(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.nda
     total = 0.0
     stop = cutoff / (1 - 1e-9)
     tracks = track_free.shape[0]
-    speed = 0  # the tracks free by now
+    free = 0  # the tracks free by now
+    present = 0  # the tables with a job ready by now
+    seen[:tables] = 0
     while nxt < m or size > 0:
         if size == 0:
             now = max(now, float(ready[order[nxt]]))
@@ -183,15 +192,19 @@ def bounds_into(r: np.ndarray, coef: np.ndarray, pieces: np.ndarray, own: np.nda
             busy[q] = 0.0
             heap[size] = q
             _sift_up(heap, key, size)
+            if not seen[table[q]]:
+                seen[table[q]] = 1
+                present += 1
             size += 1
             nxt += 1
-        while speed < tracks and track_free[speed] <= now:
-            speed += 1
+        while free < tracks and track_free[free] <= now:
+            free += 1
+        speed = min(free, present)
         event = math.inf  # the next arrival or the next track to free
         if nxt < m:
             event = float(ready[order[nxt]])
-        if speed < tracks:
-            event = min(event, float(track_free[speed]))
+        if free < tracks:
+            event = min(event, float(track_free[free]))
         best = heap[0]
         finish = now + left[best] / speed
         ends = finish <= event  # by the end, as in Python: left alone may not reach 0

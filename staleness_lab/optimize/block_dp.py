@@ -277,7 +277,7 @@ def _rest(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], piec
     :mod:`~.block_bound` for what forced batching adds): the larger of the release bound and the
     mean-busy-time bound."""
     release = 0
-    jobs = []  # (ready, piece, coef)
+    jobs = []  # (ready, piece, coef, table)
     for i, first in enumerate(pending):
         floor = max(label.tracks[0], label.tables[i])
         j = first
@@ -287,34 +287,38 @@ def _rest(arrivals: Sequence[Sequence[int]], coef: Sequence[Sequence[int]], piec
                 j += 1
             weight, piece = sum(coef[i][first:j]), sum(pieces[i][first:j])
             release += weight * (top + dur(i, first, j - 1))
-            jobs.append((top, piece, weight))
+            jobs.append((top, piece, weight, i))
         for j in range(j, len(arrivals[i])):
             ready = max(arrivals[i][j], floor)
             release += coef[i][j] * ready + own[i][j]
-            jobs.append((ready, pieces[i][j], coef[i][j]))
+            jobs.append((ready, pieces[i][j], coef[i][j], i))
     return max(release, _busy_time_bound(jobs, label.tracks))
 
 
-def _busy_time_bound(jobs: list[tuple[int, int, int]], tracks: tuple[int, ...]) -> float:
-    """Σ coef_j (M_j + q_j/2) over ``jobs`` ``(ready, q_j, coef_j)``, with M_j the mean busy time
-    of job j under preemptive Smith's rule (ratio q_j / coef_j, ties by place in ``jobs``) on one
-    machine from the ready times, whose speed at time t is the number of ``tracks`` (sorted
-    free times) free by t (Goemans 1996, with a speed profile: no schedule on the tracks has a
-    smaller Σ coef M, and a piece run at rate 1 ends q_j/2 after its mean busy time;
-    :mod:`~.block_bound`); slightly lowered against float rounding."""
+def _busy_time_bound(jobs: list[tuple[int, int, int, int]], tracks: tuple[int, ...]) -> float:
+    """Σ coef_j (M_j + q_j/2) over ``jobs`` ``(ready, q_j, coef_j, table)``, with M_j the mean
+    busy time of job j under preemptive Smith's rule (ratio q_j / coef_j, ties by place in
+    ``jobs``) on one machine from the ready times, whose speed at time t is the number of
+    ``tracks`` (sorted free times) free by t, or of the tables with a job ready by t if fewer
+    (Goemans 1996, with a speed profile: no schedule on the tracks has a smaller Σ coef M, and a
+    piece run at rate 1 ends q_j/2 after its mean busy time; :mod:`~.block_bound`); slightly
+    lowered against float rounding."""
     arrivals = sorted(range(len(jobs)), key=lambda k: jobs[k][0])
     waiting: list[tuple[float, int, float, float]] = []  # (ratio, job, work left, ∫ t · rate dt so far)
-    now, k, total, speed = 0.0, 0, 0.0, 0
+    now, k, total, free = 0.0, 0, 0.0, 0
+    present: set[int] = set()
     while k < len(jobs) or waiting:
         if not waiting:
             now = max(now, jobs[arrivals[k]][0])
         while k < len(jobs) and jobs[arrivals[k]][0] <= now:
-            _, piece, weight = jobs[arrivals[k]]
+            _, piece, weight, table = jobs[arrivals[k]]
+            present.add(table)
             heapq.heappush(waiting, (piece / weight if weight else math.inf, arrivals[k], float(piece), 0.0))
             k += 1
-        while speed < len(tracks) and tracks[speed] <= now:
-            speed += 1
-        event = min(jobs[arrivals[k]][0] if k < len(jobs) else math.inf, tracks[speed] if speed < len(tracks) else math.inf)
+        while free < len(tracks) and tracks[free] <= now:
+            free += 1
+        speed = min(free, len(present))
+        event = min(jobs[arrivals[k]][0] if k < len(jobs) else math.inf, tracks[free] if free < len(tracks) else math.inf)
         ratio, job, left, busy = heapq.heappop(waiting)
         finish = now + left / speed
         ends = finish <= event         # decided by the end, not by what is left:
@@ -325,7 +329,7 @@ def _busy_time_bound(jobs: list[tuple[int, int, int]], tracks: tuple[int, ...]) 
         if left > 1e-9:
             heapq.heappush(waiting, (ratio, job, left, busy))
         else:
-            _, q, weight = jobs[job]
+            _, q, weight, _ = jobs[job]
             total += weight * ((busy / q if q else now) + q / 2)
     return total * (1 - 1e-9)
 
