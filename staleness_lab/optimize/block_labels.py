@@ -342,26 +342,20 @@ def compile_search() -> None:
            np.ones(1, dtype=np.int64), 1, True, 10, 10, 1e18, 0)  # beam given: the signature the callers use
 
 
-def _drop_stale_cache() -> None:
-    """Flush this module's compiled cache when :mod:`~.block_bound` changed since it was written.
+def _stamp_with_the_bound() -> None:
+    """Make the cached search stale whenever :mod:`~.block_bound` changes.
 
     numba stamps a cached function with its own source file only, and :func:`search` compiles
     :func:`~.block_bound.bounds_into` into itself: after an edit of ``block_bound.py`` alone, the
-    cached search would go on running the old bound (and prove optima with it). The digest of
-    ``block_bound.py`` the cache was written with is kept beside it; when it differs, the cached
-    search is flushed and compiles afresh on its first call."""
+    cached search would go on running the old bound (and prove optima with it). The search's
+    stamp also carries the digest of the ``block_bound.py`` this process compiles with, so an
+    index written with another bound is not loaded, in each process and for each Python version
+    by its own index. With the JIT off (no cache) there is nothing to stamp."""
+    cache_file = getattr(getattr(search, "_cache", None), "_cache_file", None)
+    if cache_file is None or not hasattr(cache_file, "_source_stamp"):
+        return
     digest = hashlib.sha256(Path(block_bound.__file__).read_bytes()).hexdigest()
-    marker = Path(search._cache._cache_path) / "block_labels.block_bound.sha256"
-    try:
-        if marker.read_text(encoding="utf-8") == digest:
-            return
-    except OSError:
-        pass
-    try:
-        search._cache.flush()
-        marker.write_text(digest, encoding="utf-8")
-    except OSError:  # a cache directory that cannot be written holds nothing of ours to go stale
-        pass
+    cache_file._source_stamp = (cache_file._source_stamp, digest)
 
 
-_drop_stale_cache()
+_stamp_with_the_bound()
