@@ -184,14 +184,18 @@ def fixed_rate(n: int, rate: float | Fraction = 1, ws: float | Fraction = 1) -> 
     return FixedRate(ws=exact(ws, "ws", ge=0), rate=exact(rate, "rate", gt=0), n=n)
 
 
-@lru_cache(maxsize=1024)
 def rate_profile(kind: str, n: int, rate: float | Fraction = 1, ws: float | Fraction = 1, seed: int = 0) -> Arrivals:
     """One of Fig. 9's profiles (module docstring) for a window of ``n`` tuples nominally at
-    ``rate`` from ``ws``; FR is exact, VR1-VR4 are seeded step profiles on a 0.01 grid. Each is
-    built once per process (the result is immutable): every policy of Figs. 10-11 runs on the
-    same windows."""
+    ``rate`` from ``ws``; FR is exact, VR1-VR4 are seeded step profiles on a 0.01 grid."""
     if kind not in PROFILES:
         raise InputError("profile", f"must be one of {', '.join(PROFILES)}, got {kind!r}")
+    return _rate_profile(kind, n, exact(rate, "rate", gt=0), exact(ws, "ws", ge=0), seed)
+
+
+@lru_cache(maxsize=128)
+def _rate_profile(kind: str, n: int, rate: Fraction, ws: Fraction, seed: int) -> Arrivals:
+    """:func:`rate_profile` on exact numbers, built once per process (the result is immutable):
+    every policy of Figs. 10-11 runs on the same 13 windows of a seed and profile."""
     base = fixed_rate(n, rate, ws)
     if kind == "FR" or n == 1:
         return base

@@ -183,7 +183,7 @@ def _verdict_lines(stdout: str) -> list[tuple[str, str]]:
     return sorted((Path(m["page"]).name, m["verdict"]) for m in map(PAGE_LINE.match, stdout.splitlines()) if m)
 
 
-#: The notebooks the jobs-2-against-jobs-1 test renders: the two quickest (every notebook's quick
+#: The notebooks the jobs-2-against-jobs-1 test renders: two quick ones (every notebook's quick
 #: render is tested on its own, tests/reports/test_notebooks.py and
 #: tests/widgets/test_teaching_notebooks.py), one of them with verdicts and claims, so two kernels
 #: with Spark drivers run side by side and the ledger is compared. Two are all ``--jobs 2`` needs
