@@ -189,14 +189,15 @@ def rate_profile(kind: str, n: int, rate: float | Fraction = 1, ws: float | Frac
     ``rate`` from ``ws``; FR is exact, VR1-VR4 are seeded step profiles on a 0.01 grid."""
     if kind not in PROFILES:
         raise InputError("profile", f"must be one of {', '.join(PROFILES)}, got {kind!r}")
-    return _rate_profile(kind, n, exact(rate, "rate", gt=0), exact(ws, "ws", ge=0), seed)
+    return _rate_profile(kind, fixed_rate(n, rate, ws), seed)
 
 
 @lru_cache(maxsize=128)
-def _rate_profile(kind: str, n: int, rate: Fraction, ws: Fraction, seed: int) -> Arrivals:
-    """:func:`rate_profile` on exact numbers, built once per process (the result is immutable):
-    every policy of Figs. 10-11 runs on the same 13 windows of a seed and profile."""
-    base = fixed_rate(n, rate, ws)
+def _rate_profile(kind: str, base: FixedRate, seed: int) -> Arrivals:
+    """:func:`rate_profile` on its checked, exact nominal window ``base``, built once per process
+    (the result is immutable): every policy of Figs. 10-11 runs on the same 13 windows of a seed
+    and profile."""
+    n = base.n
     if kind == "FR" or n == 1:
         return base
     width = float((n - 1) / base.rate)

@@ -99,8 +99,8 @@ def _sift_up(heap: np.ndarray, key: np.ndarray, at: int) -> None:
 @njit(cache=True)
 def workspace(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The scratch arrays :func:`bounds_into` works in for an instance of update counts ``n``
-    (a job per pending update at most, and a merge pointer per table): a search allocates them
-    once, not once per label."""
+    (a job per pending update at most, with its table; a merge pointer per table, and whether
+    a job of it is ready): a search allocates them once, not once per label."""
     m = max(np.sum(n), n.shape[0], 1)
     return np.empty((9, m), np.int64), np.empty((3, m), np.float64)
 
