@@ -164,6 +164,7 @@ from staleness_lab.optimize.decomposition import (
 )
 from staleness_lab.optimize.one_query import alone
 from staleness_lab.optimize.release_lp import ReleaseBound, release_bound
+from staleness_lab.optimize.split_search import MAX_CUTS, Tables, schedule, search
 from staleness_lab.optimize.true_bounds import Incumbent, TrueKey, bound_unit, floor_bounds, true_key
 
 SCHEME = "optimal"
@@ -982,6 +983,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
                                                  workers=workers, deterministic=budget.deterministic,
                                                  started=budget.started)
+    if qs.executors == 1 and objective == "misses" and len(qs.queries) >= 2 and not (fixed or cost_cap or max_slots):
+        hint = _split_hint(qs, hint)
     plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms,
                        release_floor=method == "auto")
     note = ("monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)" if used == "decomposition"
@@ -990,6 +993,26 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     if off_grid:
         plan = _true_result(qs, objective, budget, plan, hint, off_grid, bool(fixed or cost_cap))
     return plan
+
+
+def _split_hint(qs: QuerySet, hint: BatchPlan | None) -> BatchPlan:
+    """The better (misses, then cost) of ``hint`` and the split-form search's plan
+    (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing one
+    executor: the slot model starts from it, and a plan on time proves phase 1 at once."""
+    consts = [_const(qs, q, MAX_CUTS + 1, None, False) for q in qs.queries]
+    width = max(c.n for c in consts) + 1
+    dur, release = np.zeros((len(consts), width), np.int64), np.zeros((len(consts), width), np.int64)
+    for k, c in enumerate(consts):
+        dur[k, :c.n + 1], release[k, :c.n + 1] = c.dur, c.release
+    tables = Tables(dur=dur, agg=np.array([c.agg for c in consts], np.int64), release=release,
+                    deadline=np.array([c.deadline for c in consts], np.int64),
+                    n=np.array([c.n for c in consts], np.int64))
+    solution = {c.query.name: _Solution(batches=batches, f=f, g=g)
+                for c, (batches, f, g) in zip(consts, schedule(tables, search(tables)))}
+    found = _plan_of(qs, solution)
+    if hint is None or hint.status != "ok" or (found.misses, found.total_cost) < (hint.misses, hint.total_cost):
+        return found
+    return hint
 
 
 def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, off_grid: list[str],
