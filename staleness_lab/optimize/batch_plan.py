@@ -105,7 +105,9 @@ that, and the whole call at most twice that, counted from its start: the tables,
 any rounds of K doubling, the decomposition's columns (their DPs stop when the budget is spent;
 no relaxation is then built on them and the bounds are the time-free ones of the bound grid) and,
 off the grid, the true bounds (the slot model's rounds then get 3/4 of the budget). What runs past
-it is one DP layer, the tables of a call (Cost(x) for every size) and the pricing of its plans, so
+it is one DP layer, the tables of a call (Cost(x) for every size), the pricing of its plans and, on
+one executor, the split search (a fixed number of moves: about 0.05 s for 5 A5 queries, 2 s for
+the 13-query set), so
 a call with the defaults ends within about 20 s. ``deterministic_time`` instead gives every CP-SAT solve
 ``max_deterministic_time`` with ``interleave_search`` and a fixed seed, and no wall-clock limit,
 so a result is reproducible run to run (sweeps use this); ``time_limit`` is then not used.
@@ -927,7 +929,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
                  hint: BatchPlan | None = None, deterministic_time: float | None = None,
                  fixed_sizes: Mapping[str, int] | None = None, cost_cap: bool = False,
                  max_slots: int | None = None, max_terms: int | None = MAX_MODEL_TERMS,
-                 method: str = "auto") -> BatchPlan:
+                 method: str = "auto", split_search: bool = True) -> BatchPlan:
     """The CP-SAT plan of ``qs`` on its time grid (module docstring): phase 1 minimises misses
     (or tardiness), phase 2 the total cost, then batches, then tardiness. Scheme ``"optimal"``.
 
@@ -953,7 +955,12 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     :mod:`~staleness_lab.optimize.one_query` or, off the grid,
     :func:`~staleness_lab.intermittent.single.exact`, without CP-SAT). The decomposition takes no
     ``fixed_sizes``, ``cost_cap`` or ``max_slots``: with one of them the slot model plans, and
-    ``solver["method"]`` says so."""
+    ``solver["method"]`` says so.
+
+    ``split_search`` (the default): for the fewest misses on one executor, the search of
+    :mod:`~staleness_lab.optimize.split_search` plans first (fixed iterations, about 0.05-2 s
+    outside CP-SAT's limits) and every method starts from the better of its plan and ``hint``;
+    False plans from ``hint`` alone (to see what the split search adds)."""
     began = time.perf_counter()   # the budget counts the whole call, its tables included
     if method not in METHODS:
         raise InputError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
@@ -973,6 +980,9 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     off_grid = _off_grid(qs)
     budget = _Budget(time_limit=float(time_limit), workers=workers,
                      deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
+    if (split_search and qs.executors == 1 and objective == "misses" and len(qs.queries) >= 2
+            and not (fixed or cost_cap or max_slots)):
+        hint = _split_hint(qs, hint)
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
         plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
@@ -983,8 +993,6 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
                                                  workers=workers, deterministic=budget.deterministic,
                                                  started=budget.started)
-    if qs.executors == 1 and objective == "misses" and len(qs.queries) >= 2 and not (fixed or cost_cap or max_slots):
-        hint = _split_hint(qs, hint)
     plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms,
                        release_floor=method == "auto")
     note = ("monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)" if used == "decomposition"

@@ -115,8 +115,9 @@ def test_the_verdict_on_the_optimum_holds_differs_or_waits_for_a_proof() -> None
     differs = checks.fig7_infeasible_check(_frame([(heuristics, on_time, 0.1, 0)])[1], "quick")
     assert differs["verdict"] == "differs" and "1 of 1 seeds have a plan on time within δRSF" in differs["detail"]
     # a miss found and none proven: at 8 queries and ρ = 0.2 the planner's floor (queries late together)
-    # now proves two late, so the instance is 4 queries at ρ = 0.4, where it proves none
-    qs = ix.random_a5_instance(4, 100, 0.4, 1)
+    # proves two late, and at 4 queries and ρ = 0.4 the split search finds a plan on time, so the
+    # instance is 4 queries at ρ = 0.2, where a miss is found and none proven within 0.2 s
+    qs = ix.random_a5_instance(4, 100, 0.2, 0)
     unproven = ix.optimum_against(qs, ix.fig78_heuristics(qs), time_limit=0.2)
     assert unproven["misses"] >= 1 and unproven["misses_bound"] == 0
     waits = checks.fig7_infeasible_check(_frame([({}, unproven, 0.1, 0)])[1], "quick")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,9 @@ def _bounded(plan) -> None:
     for phase in plan.solver["phases"]:
         if phase["objective"] is not None:
             assert phase["bound"] <= phase["objective"] + 1e-9
-            assert phase["gap"] == (phase["objective"] - phase["bound"]) / max(1.0, abs(phase["objective"]))
+            # the planner divides exact Fractions: the float quotient of the rounded numbers may differ in the last bit
+            assert phase["gap"] == pytest.approx((phase["objective"] - phase["bound"]) / max(1.0, abs(phase["objective"])),
+                                                 rel=1e-12, abs=1e-15)
 
 
 #: Found by this test in a fresh clone: q0's columns stopped at two batches, since a two-batch
