@@ -16,12 +16,15 @@ misses and cost at the cost model's durations (``true``) against bounds that hol
 bound grid's unit beside them), and as returned (on the solver's grid each step lasts its rounded-up duration).
 ``--set single`` plans each query of that set alone at the paper's N (4,500 tuples, piecewise
 costs) with Fig. 6's deadlines ``D = we + f·Cost(N)``, f in {1, .8, .6, .4, .2, .1}, and prints
-each one's status and wall and CPU seconds, and the worst.
+each one's status and wall and CPU seconds, and the worst. ``--set split`` times the split-form
+search alone (:func:`staleness_lab.optimize.batch_plan.split_plan`, no CP-SAT) on the A5 sizes at
+every ρ and on the 13-query set at every ρ of Fig. 7, against the best heuristic's misses and cost.
 
 Usage::
 
     python benchmarks/bench_planner.py [--quick] [--n 100] [--seeds 3] [--time-limit 10] [--workers 2]
-                                       [--method auto|monolithic|decomposition] [--set a5|tpch13-synthetic|single]
+                                       [--method auto|monolithic|decomposition]
+                                       [--set a5|tpch13-synthetic|single|split]
                                        [--out FILE.json]
 
 Wall time is up to ``sizes × 3 × seeds × 2 × time-limit``; sizes past the first one that
@@ -49,7 +52,8 @@ from staleness_lab.intermittent.numbers import exact as exact_number  # noqa: E4
 from staleness_lab.intermittent.single import algorithm1  # noqa: E402
 from staleness_lab.intermittent.plan import METHODS, at_model_costs  # noqa: E402
 from staleness_lab.intermittent.schemes import best_heuristic  # noqa: E402
-from staleness_lab.optimize.batch_plan import optimal_plan  # noqa: E402
+from staleness_lab.optimize.batch_plan import optimal_plan, split_plan  # noqa: E402
+from staleness_lab.optimize.split_search import compile_search  # noqa: E402
 
 RHOS = (1.0, 0.4, 0.2)
 #: Fig. 7's deadline factors, and 1.
@@ -88,14 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per phase (default 10)")
     parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
     parser.add_argument("--method", choices=METHODS, default="auto", help="the planner's method")
-    parser.add_argument("--set", dest="which", choices=("a5", "tpch13-synthetic", "single"), default="a5",
-                        help="A5 frontier (default), the 13-query synthetic set at every ρ, or each of its queries alone")
+    parser.add_argument("--set", dest="which", choices=("a5", "tpch13-synthetic", "single", "split"), default="a5",
+                        help="A5 frontier (default), the 13-query synthetic set at every ρ, each of its queries "
+                             "alone, or the split search alone")
     parser.add_argument("--out", type=Path, help="write every measurement as JSON")
     args = parser.parse_args(argv)
     if args.which == "tpch13-synthetic":
         return tpch13(args)
     if args.which == "single":
         return single(args)
+    if args.which == "split":
+        return split(args)
     sizes, seeds, limit = (SIZES[:3], 1, 2.0) if args.quick else (SIZES, args.seeds, args.time_limit)
     rows: list[dict[str, Any]] = []
     frontier: dict[float, dict[str, Any]] = {}
@@ -170,6 +177,34 @@ def single(args: argparse.Namespace) -> int:
           f"{worst['f']:g}: {worst['seconds']:.2f} s (CPU {worst['cpu_seconds']:.2f})")
     if args.out:
         args.out.write_text(json.dumps({"rows": rows, "workers": args.workers, "method": args.method}, indent=2))
+    return 0
+
+
+def split(args: argparse.Namespace) -> int:
+    """The split search alone: its seconds, misses and cost against the best heuristic's, per
+    A5 size and ρ (``--seeds`` seeds) and on the 13-query set at every ρ of Fig. 7."""
+    compile_search()   # the compilation is not the search's time
+    cases = [(f"A5 {size:>2} × N = {args.n}", size, args.n, rho, seed, False)
+             for rho in RHOS for size in SIZES[1:] for seed in range(1 if args.quick else args.seeds)]
+    cases += [("13-query set", 13, 4500, rho, 0, True) for rho in TPCH_RHOS]
+    rows = []
+    for label, size, n, rho, seed, tpch in tqdm(cases, desc="split search"):
+        qs = multi_instance(rho, "same", "FR", 0.5, seed) if tpch else random_a5_instance(size, n, rho, seed)
+        hint = best_heuristic(qs)
+        began = time.perf_counter()
+        found = split_plan(qs)
+        seconds = time.perf_counter() - began
+        rows.append({"set": label, "queries": size, "N": n, "rho": rho, "seed": seed, "seconds": round(seconds, 4),
+                     "misses": found.misses, "cost": float(found.total_cost), "heuristic_misses": hint.misses,
+                     "heuristic_cost": float(hint.total_cost)})
+    for label in dict.fromkeys(r["set"] for r in rows):
+        for rho in dict.fromkeys(r["rho"] for r in rows if r["set"] == label):
+            mine = [r for r in rows if r["set"] == label and r["rho"] == rho]
+            print(f"{label}, ρ = {rho:g}: misses {[r['misses'] for r in mine]} (heuristic "
+                  f"{[r['heuristic_misses'] for r in mine]}), cost {[round(r['cost'], 1) for r in mine]} (heuristic "
+                  f"{[round(r['heuristic_cost'], 1) for r in mine]}), max {max(r['seconds'] for r in mine):.2f} s")
+    if args.out:
+        args.out.write_text(json.dumps({"rows": rows}, indent=2))
     return 0
 
 

@@ -982,7 +982,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
                      deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
     if (split_search and qs.executors == 1 and objective == "misses" and len(qs.queries) >= 2
             and not (fixed or cost_cap or max_slots)):
-        hint = _split_hint(qs, hint)
+        hint = split_plan(qs, hint)
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
         plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
@@ -1003,10 +1003,10 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     return plan
 
 
-def _split_hint(qs: QuerySet, hint: BatchPlan | None) -> BatchPlan:
+def split_plan(qs: QuerySet, hint: BatchPlan | None = None) -> BatchPlan:
     """The better (misses, then cost) of ``hint`` and the split-form search's plan
     (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing one
-    executor: the slot model starts from it, and a plan on time proves phase 1 at once."""
+    executor: :func:`optimal_plan` starts from it, and a plan on time proves phase 1 at once."""
     consts = [_const(qs, q, MAX_CUTS + 1, None, False) for q in qs.queries]
     width = max(c.n for c in consts) + 1
     dur, release = np.zeros((len(consts), width), np.int64), np.zeros((len(consts), width), np.int64)

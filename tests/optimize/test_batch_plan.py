@@ -24,7 +24,7 @@ from staleness_lab.intermittent.deadlines import with_deadlines
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.single import exact
 from staleness_lab.optimize import optimal_plan
-from staleness_lab.optimize.batch_plan import _split_hint
+from staleness_lab.optimize.batch_plan import split_plan
 
 E5 = "data/intermittent/e5.yaml"
 PHASE_KEYS = {"phase", "status", "objective", "bound", "gap", "seconds", "workers", "time_limit"}
@@ -214,7 +214,7 @@ def test_a_feasible_result_is_never_worse_than_its_hint(rho: str) -> None:
     plan = optimal_plan(qs, hint=best, deterministic_time=0.01, method="monolithic")
     _sound(qs, plan)
     assert (plan.misses, plan.total_cost) <= (best.misses, best.total_cost)
-    start = _split_hint(qs, best)   # one executor: the model starts from the better of it and the hint
+    start = split_plan(qs, best)   # one executor: the model starts from the better of it and the hint
     assert plan.solver["phases"][0]["K"] == {q: n + 3 for q, n in _counts(start).items()}  # the first round's
 
 

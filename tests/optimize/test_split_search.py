@@ -15,7 +15,7 @@ from staleness_lab.experiments.intermittent.sweeps import random_a5_instance
 from staleness_lab.intermittent import QuerySet, check_plan
 from staleness_lab.intermittent.schemes import best_heuristic
 from staleness_lab.optimize import optimal_plan
-from staleness_lab.optimize.batch_plan import _split_hint
+from staleness_lab.optimize.batch_plan import split_plan
 
 from tests.optimize.test_batch_decomposition import query_sets
 
@@ -28,11 +28,11 @@ def _one_executor(qs: QuerySet) -> QuerySet:
 @given(query_sets())
 def test_the_split_plan_is_feasible_and_the_planner_from_it_is_never_worse(qs: QuerySet) -> None:
     qs = _one_executor(qs)
-    found = _split_hint(qs, None)
+    found = split_plan(qs, None)
     assert found.status == "ok" and check_plan(qs, found) == []
     assert sorted({s.query for s in found.steps}) == sorted(qs.names)
     hint = best_heuristic(qs)
-    better = _split_hint(qs, hint)
+    better = split_plan(qs, hint)
     assert (better.misses, better.total_cost) == min((found.misses, found.total_cost), (hint.misses, hint.total_cost))
     if len(qs.queries) >= 2:
         plan = optimal_plan(qs, hint=hint, time_limit=5.0, workers=1)
@@ -46,7 +46,7 @@ def test_five_a5_queries_at_rho_04_are_all_on_time_and_phase_1_is_proven() -> No
     qs = random_a5_instance(5, 100, 0.4, 0)
     hint = best_heuristic(qs)
     assert hint.misses == 2
-    found = _split_hint(qs, hint)
+    found = split_plan(qs, hint)
     assert found.misses == 0 and check_plan(qs, found) == []
     plan = optimal_plan(qs, hint=hint, workers=1, deterministic_time=2.0)
     misses = plan.solver["phases"][0]
@@ -56,5 +56,5 @@ def test_five_a5_queries_at_rho_04_are_all_on_time_and_phase_1_is_proven() -> No
 
 def test_the_search_is_deterministic() -> None:
     qs = random_a5_instance(6, 100, 0.2, 1)
-    first, second = _split_hint(qs, None), _split_hint(qs, None)
+    first, second = split_plan(qs, None), split_plan(qs, None)
     assert first.steps == second.steps and first.misses >= 1
