@@ -957,7 +957,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     ``fixed_sizes``, ``cost_cap`` or ``max_slots``: with one of them the slot model plans, and
     ``solver["method"]`` says so.
 
-    ``split_search`` (the default): for the fewest misses on one executor, the search of
+    ``split_search`` (the default): on one executor, the search of
     :mod:`~staleness_lab.optimize.split_search` plans first (fixed iterations, about 0.05-2 s
     outside CP-SAT's limits) and every method starts from the better of its plan and ``hint``;
     False plans from ``hint`` alone (to see what the split search adds)."""
@@ -980,9 +980,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     off_grid = _off_grid(qs)
     budget = _Budget(time_limit=float(time_limit), workers=workers,
                      deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
-    if (split_search and qs.executors == 1 and objective == "misses" and len(qs.queries) >= 2
-            and not (fixed or cost_cap or max_slots)):
-        hint = split_plan(qs, hint)
+    if split_search and qs.executors == 1 and len(qs.queries) >= 2 and not (fixed or cost_cap or max_slots):
+        hint = split_plan(qs, hint, objective)
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
         plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
@@ -1003,10 +1002,10 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     return plan
 
 
-def split_plan(qs: QuerySet, hint: BatchPlan | None = None) -> BatchPlan:
-    """The better (misses, then cost) of ``hint`` and the split-form search's plan
-    (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing one
-    executor: :func:`optimal_plan` starts from it, and a plan on time proves phase 1 at once."""
+def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "misses") -> BatchPlan:
+    """The better (misses or total tardiness, then cost) of ``hint`` and the split-form search's
+    plan (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing
+    one executor: :func:`optimal_plan` starts from it, and a plan on time proves phase 1 at once."""
     consts = [_const(qs, q, MAX_CUTS + 1, None, False) for q in qs.queries]
     width = max(c.n for c in consts) + 1
     dur, release = np.zeros((len(consts), width), np.int64), np.zeros((len(consts), width), np.int64)
@@ -1016,11 +1015,13 @@ def split_plan(qs: QuerySet, hint: BatchPlan | None = None) -> BatchPlan:
                     deadline=np.array([c.deadline for c in consts], np.int64),
                     n=np.array([c.n for c in consts], np.int64))
     solution = {c.query.name: _Solution(batches=batches, f=f, g=g)
-                for c, (batches, f, g) in zip(consts, schedule(tables, search(tables)))}
+                for c, (batches, f, g) in zip(consts, schedule(tables, search(tables, give_up=objective == "misses")))}
     found = _plan_of(qs, solution)
-    if hint is None or hint.status != "ok" or (found.misses, found.total_cost) < (hint.misses, hint.total_cost):
-        return found
-    return hint
+
+    def key(plan: BatchPlan) -> tuple[Fraction, Fraction]:
+        return (Fraction(plan.misses) if objective == "misses" else plan.total_tardiness), plan.total_cost
+
+    return found if hint is None or hint.status != "ok" or key(found) < key(hint) else hint
 
 
 def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, off_grid: list[str],

@@ -24,7 +24,8 @@ each final followed by its aggregation; each query given up runs as one batch af
 **The search** (deterministic: a seeded generator and fixed iteration counts). Stage 1 anneals the
 boundaries (add, remove or shift one) to minimise the *overflow*, the sum of the kept queries'
 lateness. When it cannot reach 0, the query whose removal leaves the least overflow (after a
-shorter anneal without it) is given up, and stage 1 runs again. Stage 2, with the kept set on
+shorter anneal without it) is given up, and stage 1 runs again (for the fewest misses; for the
+least total tardiness no query is given up, and the overflow is that tardiness). Stage 2, with the kept set on
 time, anneals the cost (batch durations and aggregations) with any overflow priced far above it.
 Every number is an integer on the planner's grid (durations rounded up), so the plan found is
 feasible for the true costs.
@@ -208,8 +209,9 @@ def _anneal(dur, agg, release, deadline, n, rank, cuts, count, kept, moves, pric
     return best[2], best[0], best[1]
 
 
-def search(tables: Tables, seed: int = 0) -> Found:
-    """The search of the module docstring over ``tables``."""
+def search(tables: Tables, seed: int = 0, give_up: bool = True) -> Found:
+    """The search of the module docstring over ``tables``; with ``give_up`` False (the planner's
+    tardiness objective) no query is given up, and stage 1 minimises the total tardiness."""
     dur, agg, release = tables.dur, tables.agg, tables.release
     deadline, n = tables.deadline.astype(np.int64), tables.n.astype(np.int64)
     nq = len(n)
@@ -228,7 +230,7 @@ def search(tables: Tables, seed: int = 0) -> Found:
     args = (dur, agg, release, deadline, n, rank)
     while True:
         misses, overflow, _ = _anneal(*args, cuts, count, kept, STAGE1_MOVES, 0, scale, seed)
-        if overflow == 0:
+        if overflow == 0 or not give_up:
             break
         trials = []
         for q in np.flatnonzero(kept):

@@ -431,9 +431,16 @@ def fig7_infeasible_check(frame: pd.DataFrame | None, profile: str, synthetic: b
     whatever the solver proved), holds where the solver proved a miss unavoidable on every seed
     (its misses bound holds for the true costs: rows from before the planner's true bounds,
     ``true_bounds`` false or missing, prove it on their grid only when the data are off it), and
-    is undecided (budget) otherwise."""
-    claim = ("Fig. 7: at 0.1D there is no feasible solution with δRSF = 50 % (no plan meets every deadline with every "
-             "query's cost within 1.5·Cost(N)).")
+    is undecided (budget) otherwise.
+
+    The claim is read here as this project reads it, about every plan: the batch sizes are the
+    plan's own, and δRSF bounds each query's cost. The paper's argument (line 477) is about the
+    plans MinBatch makes at δRSF = 50 %, whose last batches are fixed: their work exceeds
+    ``max D − we`` at 0.1D. That argument is acceptance check 8 (C7), judged beside this one; a
+    plan on time here differs from this reading, not from it."""
+    claim = ("Fig. 7: at 0.1D there is no feasible solution with δRSF = 50 %, read as: no plan, its batch sizes its "
+             "own, meets every deadline with every query's cost within 1.5·Cost(N) (the paper's argument fixes the "
+             "last batches as MinBatch makes them: check 8).")
     if frame is None:
         return _missing("fig7-infeasible", claim, "Fig. 7", profile)
     rows = frame[np.isclose(frame["rho"], 0.1) & (frame["windows"] == "same")]
@@ -451,6 +458,8 @@ def fig7_infeasible_check(frame: pd.DataFrame | None, profile: str, synthetic: b
     detail = (f"{found} of {seeds} seeds have a plan on time within δRSF, {proven} a proof that none exists; {per_seed}"
               + (SYNTHETIC_NOTE if synthetic else ""))
     if found * 2 > seeds:
+        detail += ("; the plans on time choose their own batch sizes, so with MinBatch's last batches the paper's "
+                   "argument still stands (check 8)")
         return _row("fig7-infeasible", "Fig. 7", claim, False, -float(found), detail, profile)
     if proven == seeds:
         return _row("fig7-infeasible", "Fig. 7", claim, True, float(rows["misses_bound"].min() - 1), detail, profile)
