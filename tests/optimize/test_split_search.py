@@ -4,7 +4,8 @@ for queries sharing one executor.
 Its plan passes ``check_plan`` on random sets of every cost kind and arrival profile (windows
 that end apart included, where the split is only a list-scheduling rule), for the fewest misses
 and for the least tardiness, and the planner started from it is never worse. On the A5 set where the
-slot model kept one miss for 120 s, it finds every query on time, so phase 1 is proven at once.
+slot model kept one miss for 120 s, it finds every query on time, so phase 1 is proven at once;
+on 8 queries at ρ = 0.2 its misses meet the release-time LP's bound.
 """
 
 from __future__ import annotations
@@ -65,3 +66,15 @@ def test_the_search_is_deterministic() -> None:
     qs = random_a5_instance(6, 100, 0.2, 1)
     first, second = split_plan(qs, None), split_plan(qs, None)
     assert first.steps == second.steps and first.misses >= 1
+
+
+def test_eight_a5_queries_at_rho_02_have_their_fewest_misses_proven() -> None:
+    """The split search's plan misses 3 deadlines (the best heuristic 5) and the release-time LP
+    proves 3 unavoidable, so phase 1 is proven at a size where the slot model alone proved none."""
+    qs = random_a5_instance(8, 100, 0.2, 0)
+    hint = best_heuristic(qs)
+    assert hint.misses == 5
+    plan = optimal_plan(qs, hint=hint, workers=1, deterministic_time=0.5)
+    misses = [p for p in plan.solver["phases"] if p["phase"] == "misses"][-1]
+    assert (misses["status"], misses["objective"], misses["bound"]) == ("optimal", 3, 3)
+    assert plan.solver["release_lp"]["bound"] == 3 and plan.misses == 3 and check_plan(qs, plan) == []
