@@ -69,7 +69,9 @@ FEASIBLE, phase 2 is bounded by phase 1's incumbent (``<=``) and the result is F
 ("cost") minimises, lexicographically by weights, total cost (Σ batch durations + aggregations,
 grid units), then the number of batches (needed when S = 0, as in E1), then total tardiness
 (correction 2: late queries must not drift to the horizon; dropped when phase 1 reached 0).
-Hints: the ``hint`` plan (e.g. the best heuristic) seeds phase 1 with a complete assignment
+Hints: on one executor the ``hint`` is first replaced by the plan of the split-form search
+(:mod:`~staleness_lab.optimize.split_search`) when that is better (``split_search=False`` keeps
+the hint; ``solver["start"]`` says which). The ``hint`` plan (e.g. the best heuristic) seeds phase 1 with a complete assignment
 (sizes, starts, every derived variable); phase 2 is seeded with phase 1's solution, or with the
 hint when it has phase 1's value and is cheaper; a phase-2 result worse than phase 1's solution is
 dropped; and later rounds are seeded with the best plan so far. A hint off the grid is snapped
@@ -128,7 +130,8 @@ hold the plan's true objectives and true bounds. ``plan.solver``::
                  "time_unit", "on_grid"}, ...],
      "K": {query: K}, "K_bound": bool, "time_unit": float, "on_grid": bool,
      "status": "optimal"|"feasible"|..., "deadlines": "met"|"infeasible"|"unknown",
-     "round": the round whose plan is returned, "rounds", "K_tried", "K_uncertified", ...}
+     "round": the round whose plan is returned, "rounds", "K_tried", "K_uncertified",
+     "start": "split search"|"hint"|None, ...}
 
 A phase's ``objective``/``bound`` are misses (a count), tardiness (seconds) or total cost
 (seconds); ``gap = (objective - bound) / max(1, |objective|)``. ``deadlines`` is ``"met"``
@@ -960,7 +963,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     ``split_search`` (the default): on one executor, the search of
     :mod:`~staleness_lab.optimize.split_search` plans first (fixed iterations, about 0.05-2 s
     outside CP-SAT's limits) and every method starts from the better of its plan and ``hint``;
-    False plans from ``hint`` alone (to see what the split search adds)."""
+    False plans from ``hint`` alone (to see what the split search adds). ``solver["start"]``
+    says which it started from: ``"split search"``, ``"hint"`` or None."""
     began = time.perf_counter()   # the budget counts the whole call, its tables included
     if method not in METHODS:
         raise InputError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
@@ -980,13 +984,16 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     off_grid = _off_grid(qs)
     budget = _Budget(time_limit=float(time_limit), workers=workers,
                      deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
+    start = None if hint is None else "hint"
     if split_search and qs.executors == 1 and len(qs.queries) >= 2 and not (fixed or cost_cap or max_slots):
-        hint = split_plan(qs, hint, objective)
+        better = split_plan(qs, hint, objective)
+        start, hint = ("hint" if better is hint else "split search"), better
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
         plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
         if method == "auto":  # the decomposition's own note kept (it may say the slot model closed it)
             plan.solver["method"] += " (auto: every query has an executor of its own)"
+        plan.solver["start"] = start
         return plan
     # off the grid, a share of the budget is kept for the true bounds
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
@@ -999,6 +1006,7 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     plan.solver["method"] = note
     if off_grid:
         plan = _true_result(qs, objective, budget, plan, hint, off_grid, bool(fixed or cost_cap))
+    plan.solver["start"] = start
     return plan
 
 

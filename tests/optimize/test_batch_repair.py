@@ -73,7 +73,7 @@ def test_the_repair_finds_the_plan_on_time_the_others_missed() -> None:
     assert hint.misses == 1
     plan = optimal_plan(qs, hint=hint, method="decomposition", deterministic_time=0.4, workers=2, max_terms=None,
                         split_search=False)
-    assert plan.status == "ok" and check_plan(qs, plan) == [] and plan.misses == 0
+    assert plan.status == "ok" and check_plan(qs, plan) == [] and plan.misses == 0 and plan.solver["start"] == "hint"
     stages = plan.solver["stages"]
     realized = [s["objective"] for s in stages if s["stage"] == "realize"][0]
     repair = next(s for s in stages if s["stage"] == "repair")

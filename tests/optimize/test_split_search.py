@@ -59,7 +59,7 @@ def test_five_a5_queries_at_rho_04_are_all_on_time_and_phase_1_is_proven() -> No
     plan = optimal_plan(qs, hint=hint, workers=1, deterministic_time=2.0)
     misses = plan.solver["phases"][0]
     assert (misses["phase"], misses["status"], misses["objective"], misses["bound"]) == ("misses", "optimal", 0, 0)
-    assert plan.misses == 0 and plan.total_cost <= found.total_cost
+    assert plan.misses == 0 and plan.total_cost <= found.total_cost and plan.solver["start"] == "split search"
 
 
 def test_the_search_is_deterministic() -> None:
