@@ -5,13 +5,15 @@ Its plan passes ``check_plan`` on random sets of every cost kind and arrival pro
 that end apart included, where the split is only a list-scheduling rule), for the fewest misses
 and for the least tardiness, and the planner started from it is never worse. On the A5 set where the
 slot model kept one miss for 120 s, it finds every query on time, so phase 1 is proven at once;
-on 8 queries at ρ = 0.2 its misses meet the release-time LP's bound.
+on 8 queries at ρ = 0.2 its misses meet the release-time LP's bound, which then bounds the cost
+phase too.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -78,3 +80,9 @@ def test_eight_a5_queries_at_rho_02_have_their_fewest_misses_proven() -> None:
     misses = [p for p in plan.solver["phases"] if p["phase"] == "misses"][-1]
     assert (misses["status"], misses["objective"], misses["bound"]) == ("optimal", 3, 3)
     assert plan.solver["release_lp"]["bound"] == 3 and plan.misses == 3 and check_plan(qs, plan) == []
+    # the cost phase's bound is the LP's least cost at 3 misses, far above the slot model's own
+    cost = [p for p in plan.solver["phases"] if p["phase"] == "cost"][-1]
+    lp = plan.solver["release_lp_cost"]["bound"] * float(qs.time_unit)
+    assert cost["status"] == "feasible" and cost["bound_by"] == "release LP"
+    assert cost["bound"] == pytest.approx(lp) and 0.9 * cost["objective"] < cost["bound"] <= cost["objective"]
+    assert cost["gap"] == pytest.approx((cost["objective"] - cost["bound"]) / cost["objective"])
