@@ -1014,20 +1014,25 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     return plan
 
 
-def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "misses") -> BatchPlan:
-    """The better (misses or total tardiness, then cost) of ``hint`` and the split-form search's
-    plan (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing
-    one executor: :func:`optimal_plan` starts from it, and a plan on time proves phase 1 at once."""
+def split_tables(qs: QuerySet) -> Tables:
+    """The split search's :class:`~staleness_lab.optimize.split_search.Tables` of ``qs``: every
+    query on the planner's grid (durations and releases rounded up), padded to the longest."""
     consts = [_const(qs, q, MAX_CUTS + 1, None, False) for q in qs.queries]
     width = max(c.n for c in consts) + 1
     dur, release = np.zeros((len(consts), width), np.int64), np.zeros((len(consts), width), np.int64)
     for k, c in enumerate(consts):
         dur[k, :c.n + 1], release[k, :c.n + 1] = c.dur, c.release
-    tables = Tables(dur=dur, agg=np.array([c.agg for c in consts], np.int64), release=release,
-                    deadline=np.array([c.deadline for c in consts], np.int64),
-                    n=np.array([c.n for c in consts], np.int64))
-    solution = {c.query.name: _Solution(batches=batches, f=f, g=g)
-                for c, (batches, f, g) in zip(consts, schedule(tables, search(tables, give_up=objective == "misses")))}
+    return Tables(dur=dur, agg=np.array([c.agg for c in consts], np.int64), release=release,
+                  deadline=np.array([c.deadline for c in consts], np.int64), n=np.array([c.n for c in consts], np.int64))
+
+
+def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "misses") -> BatchPlan:
+    """The better (misses or total tardiness, then cost) of ``hint`` and the split-form search's
+    plan (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing
+    one executor: :func:`optimal_plan` starts from it, and a plan on time proves phase 1 at once."""
+    tables = split_tables(qs)
+    solution = {q.name: _Solution(batches=batches, f=f, g=g)
+                for q, (batches, f, g) in zip(qs.queries, schedule(tables, search(tables, give_up=objective == "misses")))}
     found = _plan_of(qs, solution)
 
     def key(plan: BatchPlan) -> tuple[Fraction, Fraction]:
