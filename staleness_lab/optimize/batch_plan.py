@@ -71,10 +71,10 @@ grid units), then the number of batches (needed when S = 0, as in E1), then tota
 (correction 2: late queries must not drift to the horizon; dropped when phase 1 reached 0).
 Hints: on one executor the ``hint`` is first replaced by the plan of the split-form search
 (:mod:`~staleness_lab.optimize.split_search`) when that is better (``split_search=False`` keeps
-the hint; ``solver["start"]`` says which). The ``hint`` plan (e.g. the best heuristic) seeds phase 1 with a complete assignment
-(sizes, starts, every derived variable); phase 2 is seeded with phase 1's solution, or with the
-hint when it has phase 1's value and is cheaper; a phase-2 result worse than phase 1's solution is
-dropped; and later rounds are seeded with the best plan so far. A hint off the grid is snapped
+the hint; ``solver["start"]`` says which). The ``hint`` plan (e.g. the best heuristic) seeds
+phase 1 with a complete assignment (sizes, starts, every derived variable); phase 2 is seeded
+with phase 1's solution, or with the hint when it has phase 1's value and is cheaper; a phase-2
+result worse than phase 1's solution is dropped; and later rounds are seeded with the best plan so far. A hint off the grid is snapped
 onto it first (each step, in the plan's order, starts at its start rounded up, or when the
 rounded-up steps before it on its executor or in its query end), so it stays feasible; when a
 round finds nothing within its limit, the snapped hint is that round's (unproven) plan. So a
@@ -1068,11 +1068,12 @@ def _tighten_cost_bound(qs: QuerySet, best: _Round, phases: list[dict[str, Any]]
     plans with at most ``best.value1`` misses (:mod:`~staleness_lab.optimize.release_lp`), when
     higher: the true optimum misses no more, so it costs at least that, whatever the slot caps
     (on A5 sets of 8 queries at ρ = 0.2 the slot model's bound stays 11-15 % under its plan, the
-    LP's 3-5 %). Within :data:`RELEASE_LP_SHARE` of the budget; the LP's record is returned."""
+    LP's 3-5 %). Within :data:`RELEASE_LP_SHARE` of the budget and what is left of it (the LP
+    keeps the bound of its last round when stopped); the LP's record is returned."""
     bounds = _bound_grid(qs, "misses", [])
     seeds = [[tuple(x for _, _, x in best.solution[q.name].batches)] for q in qs.queries]
     found = release_bound(bounds.grids, qs.executors, phase="cost", misses=int(best.value1), floors=bounds.floors,
-                          seeds=seeds, stop=_lp_stop(budget, RELEASE_LP_SHARE * budget.total))
+                          seeds=seeds, stop=_lp_stop(budget, min(RELEASE_LP_SHARE * budget.total, budget.left())))
     for phase in phases:
         if phase["round"] == best.number and phase["phase"] == "cost" and phase["objective"] is not None:
             lp = min(float(found.bound * qs.time_unit), phase["objective"])
