@@ -92,7 +92,6 @@ def _evaluate(dur, agg, release, deadline, n, rank, cuts, count, kept):  # pragm
     for q in range(nq):
         if not kept[q]:
             cost += dur[q, n[q]]
-            misses += 1
             continue
         prev = 0
         for j in range(count[q]):
@@ -121,6 +120,13 @@ def _evaluate(dur, agg, release, deadline, n, rank, cuts, count, kept):  # pragm
             q = owner[i]
             if t > deadline[q]:
                 overflow += t - deadline[q]
+                misses += 1
+    for q in range(nq):  # each query given up: one batch after all the others, as schedule() runs it
+        if not kept[q]:
+            if t < release[q, n[q]]:
+                t = release[q, n[q]]
+            t += dur[q, n[q]]
+            if t > deadline[q]:
                 misses += 1
     return misses, overflow, cost
 
