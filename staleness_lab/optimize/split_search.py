@@ -155,6 +155,7 @@ def _anneal(dur, agg, release, deadline, n, rank, cuts, count, kept, moves, pric
     floor = max(t0 * 0.01, 1e-9)
     decay = 1.0 - 6.0 / moves
     row = np.empty(cuts.shape[1], np.int64)
+    saved = np.empty(cuts.shape[1], np.int64)   # the query's cuts before the move
     for _ in range(moves):
         q = pool[np.random.randint(0, m)]
         c = count[q]
@@ -191,7 +192,7 @@ def _anneal(dur, agg, release, deadline, n, rank, cuts, count, kept, moves, pric
         else:
             continue
         old_c = count[q]
-        old_row = cuts[q, :old_c].copy()
+        saved[:old_c] = cuts[q, :old_c]
         count[q] = c
         for j in range(c):
             cuts[q, j] = row[j]
@@ -208,11 +209,18 @@ def _anneal(dur, agg, release, deadline, n, rank, cuts, count, kept, moves, pric
         else:
             count[q] = old_c
             for j in range(old_c):
-                cuts[q, j] = old_row[j]
+                cuts[q, j] = saved[j]
         temp = max(floor, temp * decay)
     cuts[:, :] = best_cuts
     count[:] = best_count
     return best[2], best[0], best[1]
+
+
+def _deadline_rank(deadline: np.ndarray) -> np.ndarray:
+    """Each query's place in the order of deadlines (ties by index): its final's tag."""
+    rank = np.empty(len(deadline), np.int64)
+    rank[np.argsort(deadline, kind="stable")] = np.arange(len(deadline))
+    return rank
 
 
 def search(tables: Tables, seed: int = 0, give_up: bool = True) -> Found:
@@ -221,8 +229,7 @@ def search(tables: Tables, seed: int = 0, give_up: bool = True) -> Found:
     dur, agg, release = tables.dur, tables.agg, tables.release
     deadline, n = tables.deadline.astype(np.int64), tables.n.astype(np.int64)
     nq = len(n)
-    rank = np.empty(nq, np.int64)
-    rank[np.argsort(deadline, kind="stable")] = np.arange(nq)
+    rank = _deadline_rank(deadline)
     width = min(MAX_CUTS, max(1, int(n.max()) - 1), agg.shape[1] - 2)
     rng = np.random.default_rng(seed)
     cuts = np.zeros((nq, width), np.int64)
@@ -235,7 +242,7 @@ def search(tables: Tables, seed: int = 0, give_up: bool = True) -> Found:
     scale = float(np.mean([dur[q, 1] for q in range(nq)])) or 1.0
     args = (dur, agg, release, deadline, n, rank)
     while True:
-        misses, overflow, _ = _anneal(*args, cuts, count, kept, STAGE1_MOVES, 0, scale, seed)
+        _, overflow, _ = _anneal(*args, cuts, count, kept, STAGE1_MOVES, 0, scale, seed)
         if overflow == 0 or not give_up:
             break
         trials = []
@@ -255,7 +262,7 @@ def schedule(tables: Tables, found: Found) -> list[tuple[list[tuple[int, int, in
     """Each query's batches (start, end, size) on the grid and its final aggregation (start,
     duration), in the list schedule of the module docstring."""
     nq = len(tables.n)
-    rank = {q: r for r, q in enumerate(sorted(range(nq), key=lambda q: (int(tables.deadline[q]), q)))}
+    rank = _deadline_rank(tables.deadline)
     items = []   # (release, tag, query, first, last, work)
     for q in range(nq):
         if not found.kept[q]:
@@ -263,7 +270,7 @@ def schedule(tables: Tables, found: Found) -> list[tuple[list[tuple[int, int, in
         bounds = [*found.cuts[q], int(tables.n[q])]
         prev = 0
         for j, b in enumerate(bounds):
-            tag = 0 if j + 1 < len(bounds) else 1 + rank[q]
+            tag = 0 if j + 1 < len(bounds) else 1 + int(rank[q])
             items.append((int(tables.release[q, b]), tag, q, prev, b, int(tables.dur[q, b - prev])))
             prev = b
     items.sort(key=lambda it: (it[0], it[1]))
