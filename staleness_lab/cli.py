@@ -330,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:  # Ctrl-C ends the command as SIGTERM does: logging off
+        signal.signal(signal.SIGINT, _on_sigint)  # first, so a stopped kernel's death is not logged
     try:
         return _COMMANDS[args.command](args)
     except InputError as err:
