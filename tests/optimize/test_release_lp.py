@@ -4,7 +4,8 @@ Its pricing finds the cheapest split of a query's tuples (against every split, e
 bounds lie at or below the proven optimum on random small sets (piecewise and table costs, one and
 two executors, fixed and tabulated arrivals) for both phases; on an A5 set of 6 queries at ρ 0.4,
 where the relaxed master's phase-1 bound is 0, it proves the one miss every plan found has, and the
-planner's decomposition reports a phase it proves as proven (4 queries at ρ 0.2).
+planner's decomposition reports a phase it proves as proven (4 queries at ρ 0.2) and bounds by it
+a cost phase its master leaves open (5 queries at ρ 0.4).
 """
 
 from __future__ import annotations
@@ -104,6 +105,20 @@ def test_the_decomposition_reports_the_miss_it_proves() -> None:
     assert misses["status"] == "optimal" and misses["bound"] == 1 and plan.solver["deadlines"] == "infeasible"
     lp = {s["phase"]: s for s in plan.solver["stages"] if s["stage"] == "release LP"}
     assert lp["misses"]["bound"] == 1 and lp["cost"]["bound"] * 0.1 <= cost["bound"] + 1e-9 <= cost["objective"] + 1e-9
+    assert not check_plan(qs, plan)
+
+
+def test_the_decomposition_bounds_the_cost_of_a_plan_on_time_by_the_lp_where_the_master_leaves_it_open() -> None:
+    # 5 A5 queries at ρ 0.4: the split search puts every query on time (phase 1 proven at 0), and
+    # the master's cost bound stays under the LP's 122.8 s at this budget; the misses are settled,
+    # so only the LP's cost phase runs
+    qs = random_a5_instance(5, 100, 0.4, 0)
+    plan = optimal_plan(qs, deterministic_time=0.2, method="decomposition", hint=best_heuristic(qs))
+    misses, cost = plan.solver["phases"]
+    assert plan.misses == 0 and misses["status"] == "optimal"
+    lp = [s for s in plan.solver["stages"] if s["stage"] == "release LP"]
+    assert [s["phase"] for s in lp] == ["cost"] and lp[0]["converged"]
+    assert lp[0]["bound"] == 1228 and cost["bound"] == 122.8 <= cost["objective"]     # grid units of 0.1 s
     assert not check_plan(qs, plan)
 
 
