@@ -1310,6 +1310,13 @@ class _Bounds:
     cost_at: tuple[int, int] | None = None
     refs: list[TrueKey] = field(default_factory=list)
 
+    def raise_cost_at(self, value1: int, cost: int) -> None:
+        """A cost bound among plans whose phase-1 value is ``value1``: kept with the one known at
+        that value, the higher of the two."""
+        if self.cost_at is not None and self.cost_at[0] == value1:
+            cost = max(cost, self.cost_at[1])
+        self.cost_at = (value1, cost)
+
     def scale1(self, objective: str) -> Fraction:
         return Fraction(1) if objective == "misses" else self.unit
 
@@ -1371,6 +1378,10 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
         return None, []
     stages.append({"stage": "columns", "seconds": round(time.perf_counter() - began, 4),
                    "columns": {g.name: len(mine) for g, mine in zip(grids, cols)}, "priced": on_time})
+    # a plan on time settles the misses: the LP's least cost goes first, while its share is left
+    lp_first = objective == "misses" and on_time and len(grids) > qs.executors
+    if lp_first:
+        _release_bounds(qs, bounds, inc, budget, stages, reserve)
     round_no = 1
     while True:
         master = _solve_master(grids, cols, qs, objective, budget, stages, round_no, unit, on_time=on_time,
@@ -1390,10 +1401,10 @@ def _relax(qs: QuerySet, bounds: _Bounds, inc: Incumbent, objective: str, budget
     if master.bound1 is not None:
         bounds.value1 = max(bounds.value1, master.bound1)
     if master.cost_bound is not None and master.value1 is not None:
-        bounds.cost_at = (master.value1, master.cost_bound)
+        bounds.raise_cost_at(master.value1, master.cost_bound)
     if master.proven and master.key is not None:
         bounds.add_ref(master.key, objective)
-    if (objective == "misses" and inc.plan is not None and len(grids) > qs.executors
+    if (objective == "misses" and inc.plan is not None and len(grids) > qs.executors and not lp_first
             and (inc.key[0] > bounds.value1 or not _proven(inc, bounds, objective))):
         _release_bounds(qs, bounds, inc, budget, stages, reserve)
     if master.chosen is not None:
@@ -1417,17 +1428,17 @@ def _release_bounds(qs: QuerySet, bounds: _Bounds, inc: Incumbent, budget: _Budg
     stop = _lp_stop(budget, min(RELEASE_LP_SHARE * budget.total, budget.left() - reserve))
     seeds = [[_sizes(inc.plan, q.name)] for q in qs.queries]
     for phase in ("misses", "cost") if inc.key[0] > bounds.value1 else ("cost",):
+        settled = phase == "cost" and inc.key[0] == bounds.value1   # the incumbent's cost, once reached, proves it
         found = release_bound(bounds.grids, qs.executors, phase=phase, misses=bounds.value1, floors=bounds.floors,
-                              seeds=seeds, target=int(inc.key[0]) if phase == "misses" else None, stop=stop)
+                              seeds=seeds, stop=stop, target=int(inc.key[0]) if phase == "misses" else
+                              _floor(inc.key[1], bounds.unit) if settled else None)
         stages.append({"stage": "release LP", **_lp_record(phase, found)})
         if phase == "misses":
             if found.bound <= bounds.value1:
                 return
             bounds.value1 = found.bound
-        elif bounds.cost_at is not None and bounds.cost_at[0] == bounds.value1:
-            bounds.cost_at = (bounds.value1, max(bounds.cost_at[1], found.bound))
         else:
-            bounds.cost_at = (bounds.value1, found.bound)
+            bounds.raise_cost_at(bounds.value1, found.bound)
 
 
 def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
