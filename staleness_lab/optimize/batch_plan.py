@@ -70,8 +70,10 @@ FEASIBLE, phase 2 is bounded by phase 1's incumbent (``<=``) and the result is F
 grid units), then the number of batches (needed when S = 0, as in E1), then total tardiness
 (correction 2: late queries must not drift to the horizon; dropped when phase 1 reached 0).
 Hints: on one executor the ``hint`` is first replaced by the plan of the split-form search
-(:mod:`~staleness_lab.optimize.split_search`) when that is better (``split_search=False`` keeps
-the hint; ``solver["start"]`` says which). The ``hint`` plan (e.g. the best heuristic) seeds
+(:mod:`~staleness_lab.optimize.split_search`) when that is better, then (fewest misses) by the
+plan chosen among the release LP's columns at its misses when that is better
+(:func:`_column_plan`, :mod:`~staleness_lab.optimize.pool_master`; ``split_search=False`` keeps
+the hint; ``solver["start"]`` says which, ``solver["start_columns"]`` what the choice did). The ``hint`` plan (e.g. the best heuristic) seeds
 phase 1 with a complete assignment (sizes, starts, every derived variable); phase 2 is seeded
 with phase 1's solution, or with the hint when it has phase 1's value and is cheaper; a phase-2
 result worse than phase 1's solution is dropped; and later rounds are seeded with the best plan so far. A hint off the grid is snapped
@@ -109,7 +111,8 @@ no relaxation is then built on them and the bounds are the time-free ones of the
 off the grid, the true bounds (the slot model's rounds then get 3/4 of the budget). What runs past
 it is one DP layer, the tables of a call (Cost(x) for every size), the pricing of its plans and, on
 one executor, the split search (a fixed number of moves: about 0.05 s for 5 A5 queries, 2 s for
-the 13-query set), so
+the 13-query set) and the choice among the release LP's columns (within a quarter and a tenth of
+the budget), so
 a call with the defaults ends within about 20 s. ``deterministic_time`` instead gives every CP-SAT solve
 ``max_deterministic_time`` with ``interleave_search`` and a fixed seed, and no wall-clock limit,
 so a result is reproducible run to run (sweeps use this); ``time_limit`` is then not used.
@@ -131,7 +134,8 @@ hold the plan's true objectives and true bounds. ``plan.solver``::
      "K": {query: K}, "K_bound": bool, "time_unit": float, "on_grid": bool,
      "status": "optimal"|"feasible"|..., "deadlines": "met"|"infeasible"|"unknown",
      "round": the round whose plan is returned, "rounds", "K_tried", "K_uncertified",
-     "start": "split search"|"hint"|None, "release_lp", "release_lp_cost", ...}
+     "start": "split search"|"release LP columns"|"hint"|None, "start_columns", "release_lp",
+     "release_lp_cost", ...}
 
 With ``auto``, an unproven cost phase of the returned round takes the release-time LP's least
 cost at its misses as its bound when that is higher (its record then has ``"bound_by": "release
@@ -172,8 +176,9 @@ from staleness_lab.optimize.decomposition import (
     Column, HeadLayers, OutOfTime, QueryGrid, columns, least_splits, relaxation,
 )
 from staleness_lab.optimize.one_query import alone
+from staleness_lab.optimize.pool_master import pool_model
 from staleness_lab.optimize.release_lp import ReleaseBound, release_bound
-from staleness_lab.optimize.split_search import MAX_CUTS, Tables, schedule, search
+from staleness_lab.optimize.split_search import MAX_CUTS, Found, Tables, schedule, search
 from staleness_lab.optimize.true_bounds import Incumbent, TrueKey, bound_unit, floor_bounds, true_key
 
 SCHEME = "optimal"
@@ -200,6 +205,8 @@ FIRST_COUNTS = 4
 REALIZE_SHARE = 0.25
 #: The release-time LP's bounds (:func:`_release_bounds`) take at most this share of the budget.
 RELEASE_LP_SHARE = 0.25
+#: The choice among the release LP's columns (:func:`_column_plan`) takes at most this share.
+POOL_SHARE = 0.1
 #: Off the grid, the share of the slot model's budget kept for the true bounds (the relaxed master
 #: on the bound grid, :mod:`~staleness_lab.optimize.true_bounds`).
 TRUE_BOUND_SHARE = 0.25
@@ -967,8 +974,10 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     ``split_search`` (the default): on one executor, the search of
     :mod:`~staleness_lab.optimize.split_search` plans first (fixed iterations, about 0.05-2 s
     outside CP-SAT's limits) and every method starts from the better of its plan and ``hint``;
-    False plans from ``hint`` alone (to see what the split search adds). ``solver["start"]``
-    says which it started from: ``"split search"``, ``"hint"`` or None."""
+    False plans from ``hint`` alone (to see what the split search adds). For the fewest misses
+    the start is then improved by the choice among the release LP's columns (:func:`_column_plan`).
+    ``solver["start"]`` says which it started from: ``"split search"``, ``"release LP columns"``,
+    ``"hint"`` or None."""
     began = time.perf_counter()   # the budget counts the whole call, its tables included
     if method not in METHODS:
         raise InputError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
@@ -989,15 +998,21 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     budget = _Budget(time_limit=float(time_limit), workers=workers,
                      deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
     start = None if hint is None else "hint"
+    from_columns = None
     if split_search and qs.executors == 1 and len(qs.queries) >= 2 and not (fixed or cost_cap or max_slots):
         better = split_plan(qs, hint, objective)
         start, hint = ("hint" if better is hint else "split search"), better
+        if objective == "misses":
+            better, from_columns = _column_plan(qs, hint, budget)
+            start, hint = (start if better is hint else "release LP columns"), better
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
         plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
         if method == "auto":  # the decomposition's own note kept (it may say the slot model closed it)
             plan.solver["method"] += " (auto: every query has an executor of its own)"
         plan.solver["start"] = start
+        if from_columns is not None:
+            plan.solver["start_columns"] = from_columns
         return plan
     # off the grid, a share of the budget is kept for the true bounds
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
@@ -1011,6 +1026,8 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     if off_grid:
         plan = _true_result(qs, objective, budget, plan, hint, off_grid, bool(fixed or cost_cap))
     plan.solver["start"] = start
+    if from_columns is not None:
+        plan.solver["start_columns"] = from_columns
     return plan
 
 
@@ -1026,19 +1043,52 @@ def split_tables(qs: QuerySet) -> Tables:
                   deadline=np.array([c.deadline for c in consts], np.int64), n=np.array([c.n for c in consts], np.int64))
 
 
+def realize(qs: QuerySet, tables: Tables, found: Found) -> BatchPlan:
+    """The plan of ``found`` (each query's non-final boundaries, kept or late) in the split form's
+    list schedule (:func:`~staleness_lab.optimize.split_search.schedule`) on ``tables``, the
+    planner's grid of ``qs`` (:func:`split_tables`)."""
+    return _plan_of(qs, {q.name: _Solution(batches=batches, f=f, g=g)
+                         for q, (batches, f, g) in zip(qs.queries, schedule(tables, found))})
+
+
 def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "misses") -> BatchPlan:
     """The better (misses or total tardiness, then cost) of ``hint`` and the split-form search's
     plan (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing
     one executor: :func:`optimal_plan` starts from it, and a plan on time proves phase 1 at once."""
     tables = split_tables(qs)
-    solution = {q.name: _Solution(batches=batches, f=f, g=g)
-                for q, (batches, f, g) in zip(qs.queries, schedule(tables, search(tables, give_up=objective == "misses")))}
-    found = _plan_of(qs, solution)
+    found = realize(qs, tables, search(tables, give_up=objective == "misses"))
 
     def key(plan: BatchPlan) -> tuple[Fraction, Fraction]:
         return (Fraction(plan.misses) if objective == "misses" else plan.total_tardiness), plan.total_cost
 
     return found if hint is None or hint.status != "ok" or key(found) < key(hint) else hint
+
+
+def _column_plan(qs: QuerySet, start: BatchPlan, budget: _Budget) -> tuple[BatchPlan, dict[str, Any]]:
+    """The better (misses, then cost) of ``start`` and the plan chosen among the release LP's
+    columns (:mod:`~staleness_lab.optimize.pool_master`): the LP's least cost at ``start``'s misses,
+    seeded with its batch sizes, within :data:`RELEASE_LP_SHARE` of the budget, then one column per
+    query (or up to that many queries late) by CP-SAT within :data:`POOL_SHARE` of it (of the
+    deterministic time, in deterministic mode); and what they
+    did (the LP's record, and under ``"choice"`` its status, seconds, and the plan's misses and cost)."""
+    bounds = _bound_grid(qs, "misses", [])
+    sizes = [None if q.name in start.late else _sizes(start, q.name) for q in qs.queries]
+    found = release_bound(bounds.grids, qs.executors, phase="cost", misses=start.misses, floors=bounds.floors,
+                          seeds=[[] if s is None else [s] for s in sizes],
+                          stop=_lp_stop(budget, RELEASE_LP_SHARE * budget.total))
+    tables = split_tables(qs)
+    model, read = pool_model(tables, found.plans, sizes, start.misses)
+    pick = _Budget(time_limit=max(0.01, min(budget.time_limit, POOL_SHARE * budget.total, budget.left())),
+                   workers=budget.workers, deterministic=None if budget.deterministic is None
+                   else POOL_SHARE * budget.deterministic)
+    solver, status, info = pick.solve(model)
+    choice: dict[str, Any] = {"status": _STATUS.get(status, str(status)), "seconds": info["seconds"]}
+    record = {**_lp_record("cost", found), "choice": choice}
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return start, record
+    plan = realize(qs, tables, read(solver))
+    choice.update(misses=plan.misses, cost=float(plan.total_cost))
+    return (plan if (plan.misses, plan.total_cost) < (start.misses, start.total_cost) else start), record
 
 
 def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, off_grid: list[str],

@@ -72,7 +72,8 @@ ENTER = 1
 @dataclass(frozen=True)
 class ReleaseBound:
     """The certified bound (misses, or cost in grid units), the LP's last value, the column
-    generation's rounds and columns, whether it converged (no column prices out) and its seconds."""
+    generation's rounds and columns, whether it converged (no column prices out) and its seconds;
+    ``plans``: per query the plans (batch sizes) that entered as columns."""
 
     bound: int
     lp: float
@@ -80,6 +81,7 @@ class ReleaseBound:
     columns: int
     converged: bool
     seconds: float
+    plans: tuple[tuple[tuple[int, ...], ...], ...] = ()
 
 
 def instants(grids: Sequence[QueryGrid], most: int = MAX_INSTANTS) -> np.ndarray:
@@ -275,7 +277,8 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
         if (target is not None and best >= target) or (stop is not None and stop()):
             break
     return ReleaseBound(bound=max(best or 0, 0), lp=lp, rounds=rounds, columns=sum(map(len, pool)),
-                        converged=converged, seconds=round(time.perf_counter() - began, 4))
+                        converged=converged, seconds=round(time.perf_counter() - began, 4),
+                        plans=tuple(tuple(sorted(mine)) for mine in pool))
 
 
 def _certify(pricers: list[_Pricer], at: np.ndarray, deadlines: list[int], capacity: dict[tuple[int, int], int],
