@@ -37,12 +37,14 @@ from staleness_lab.optimize.split_search import Found, Tables
 def pool_model(tables: Tables, pool: Sequence[Sequence[tuple[int, ...]]], start: Sequence[tuple[int, ...] | None],
                misses: int) -> tuple[cp_model.CpModel, Callable[[cp_model.CpSolver], Found]]:
     """The model of the module docstring over ``pool`` (per query, plans as batch sizes in tuple
-    order), hinted with ``start`` (per query its plan's sizes, None when late), and the function
+    order; a query without any may only be late), hinted with ``start`` (per query its plan's
+    sizes, None when late), and the function
     that reads a solved model's choice as a :class:`~staleness_lab.optimize.split_search.Found`."""
     nq = len(tables.n)
     model = cp_model.CpModel()
     most_batches = tables.agg.shape[1] - 1
-    pools = [sorted({tuple(c) for c in pool[q] if len(c) <= most_batches and sum(c) == tables.n[q]}) for q in range(nq)]
+    pools = [sorted({tuple(c) for c in (pool[q] if q < len(pool) else ()) if len(c) <= most_batches
+                     and sum(c) == tables.n[q]}) for q in range(nq)]
     last = int(max(tables.release[q, tables.n[q]] for q in range(nq)))
     horizon = last + sum(max((int(sum(tables.dur[q, s] for s in c) + tables.agg[q, len(c)]) for c in pools[q]), default=0)
                          for q in range(nq))

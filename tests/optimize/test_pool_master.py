@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
-from staleness_lab.intermittent import AggCost, Query, QuerySet, StepProfile, check_plan
+from staleness_lab.intermittent import AggCost, LinearCost, Query, QuerySet, StepProfile, check_plan
 from staleness_lab.optimize.batch_plan import _Budget, _bound_grid, _column_plan, _sizes, realize, split_plan, split_tables
 from staleness_lab.optimize.pool_master import pool_model
 from staleness_lab.optimize.release_lp import release_bound
@@ -76,3 +76,19 @@ def test_on_the_13_query_set_at_rho_04_the_lps_columns_beat_the_split_search() -
     assert record["converged"] and record["choice"]["status"] == "optimal"
     assert plan.misses == 0 and float(plan.total_cost) < 657 and check_plan(qs, plan) == []
     assert record["bound"] == 6519 and plan.total_cost > F("651.9")     # the LP's bound, on its grid of 0.1 s
+
+
+def test_without_columns_a_query_can_only_be_late() -> None:
+    """The LP gives no columns when its certificate cannot fit in int64 (``release_bound``'s
+    trivial bound): the choice is then every query late, and with fewer misses allowed there is
+    none (the planner keeps its start)."""
+    qs = QuerySet(
+        queries=tuple(Query(f"q{k}", StepProfile(times=(F(1), F(3)), counts=(1, 2)), F(6), LinearCost(S=F(1), R=F(1)),
+                            AggCost())
+                      for k in range(2)), executors=1, time_unit=F(1), c_max=F(1))
+    tables = split_tables(qs)
+    solver = cp_model.CpSolver()
+    model, read = pool_model(tables, (), [None, None], 2)
+    assert solver.solve(model) == cp_model.OPTIMAL and read(solver).kept == [False, False]
+    model, _ = pool_model(tables, (), [None, None], 1)
+    assert solver.solve(model) == cp_model.INFEASIBLE
