@@ -1472,7 +1472,7 @@ def _release_bounds(qs: QuerySet, bounds: _Bounds, inc: Incumbent, budget: _Budg
     """The release-time LP's bounds (:mod:`~staleness_lab.optimize.release_lp`) where the master
     leaves the fewest misses open: the fewest misses, and when that rises, the least cost at it;
     where the incumbent's misses are proven and its cost is not, that least cost alone (on the
-    13-query set at ρ = 0.4 the master's cost bound is 2.8 % under the plan, the LP's 1.5 %). Each
+    13-query set at ρ = 0.4 the master's cost bound is 2.8 % under the plan, the LP's 1.3 %). Each
     is seeded with the incumbent's batch sizes, together within :data:`RELEASE_LP_SHARE` of the
     budget and leaving ``reserve``; both go into ``bounds``."""
     stop = _lp_stop(budget, min(RELEASE_LP_SHARE * budget.total, budget.left() - reserve))
