@@ -177,7 +177,7 @@ from staleness_lab.optimize.decomposition import (
 )
 from staleness_lab.optimize.one_query import alone
 from staleness_lab.optimize.pool_master import pool_model
-from staleness_lab.optimize.release_lp import ReleaseBound, release_bound
+from staleness_lab.optimize.release_lp import ReleaseBound, plan_cost, release_bound
 from staleness_lab.optimize.split_search import MAX_CUTS, Found, Tables, schedule, search
 from staleness_lab.optimize.true_bounds import Incumbent, TrueKey, bound_unit, floor_bounds, true_key
 
@@ -999,15 +999,16 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
                      deterministic=None if deterministic_time is None else float(deterministic_time), started=began)
     start = None if hint is None else "hint"
     from_columns = None
+    grids = _BoundGrids(qs)
     if split_search and qs.executors == 1 and len(qs.queries) >= 2 and not (fixed or cost_cap or max_slots):
         better = split_plan(qs, hint, objective)
         start, hint = ("hint" if better is hint else "split search"), better
         if objective == "misses":
-            better, from_columns = _column_plan(qs, hint, budget)
+            better, from_columns = _column_plan(qs, hint, budget, grids)
             start, hint = (start if better is hint else "release LP columns"), better
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
-        plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms)
+        plan = _decomposed(qs, objective, budget, hint, off_grid, max_terms, grids)
         if method == "auto":  # the decomposition's own note kept (it may say the slot model closed it)
             plan.solver["method"] += " (auto: every query has an executor of its own)"
         plan.solver["start"] = start
@@ -1018,13 +1019,13 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     rounds = budget if not off_grid else _Budget(time_limit=budget.time_limit * (1 - TRUE_BOUND_SHARE),
                                                  workers=workers, deterministic=budget.deterministic,
                                                  started=budget.started)
-    plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms,
+    plan = _monolithic(qs, objective, rounds, hint, off_grid, fixed, cost_cap, max_slots, max_terms, grids,
                        release_floor=method == "auto")
     note = ("monolithic (the decomposition takes no fixed_sizes, cost_cap or max_slots)" if used == "decomposition"
             else "monolithic (auto: queries share an executor)" if method == "auto" else "monolithic")
     plan.solver["method"] = note
     if off_grid:
-        plan = _true_result(qs, objective, budget, plan, hint, off_grid, bool(fixed or cost_cap))
+        plan = _true_result(qs, objective, budget, plan, hint, off_grid, bool(fixed or cost_cap), grids)
     plan.solver["start"] = start
     if from_columns is not None:
         plan.solver["start_columns"] = from_columns
@@ -1064,18 +1065,17 @@ def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "mi
     return found if hint is None or hint.status != "ok" or key(found) < key(hint) else hint
 
 
-def _column_plan(qs: QuerySet, start: BatchPlan, budget: _Budget) -> tuple[BatchPlan, dict[str, Any]]:
+def _column_plan(qs: QuerySet, start: BatchPlan, budget: _Budget,
+                 grids: _BoundGrids) -> tuple[BatchPlan, dict[str, Any]]:
     """The better (misses, then cost) of ``start`` and the plan chosen among the release LP's
     columns (:mod:`~staleness_lab.optimize.pool_master`): the LP's least cost at ``start``'s misses,
     seeded with its batch sizes, within :data:`RELEASE_LP_SHARE` of the budget, then one column per
     query (or up to that many queries late) by CP-SAT within :data:`POOL_SHARE` of it (of the
     deterministic time, in deterministic mode); and what they
     did (the LP's record, and under ``"choice"`` its status, seconds, and the plan's misses and cost)."""
-    bounds = _bound_grid(qs, "misses", [])
     sizes = [None if q.name in start.late else _sizes(start, q.name) for q in qs.queries]
-    found = release_bound(bounds.grids, qs.executors, phase="cost", misses=start.misses, floors=bounds.floors,
-                          seeds=[[] if s is None else [s] for s in sizes],
-                          stop=_lp_stop(budget, RELEASE_LP_SHARE * budget.total))
+    found, _ = _least_cost_lp(grids.get("misses", []), qs.executors, start.misses,
+                              [[] if s is None else [s] for s in sizes], _lp_stop(budget, RELEASE_LP_SHARE * budget.total))
     tables = split_tables(qs)
     model, read = pool_model(tables, found.plans, sizes, start.misses)
     pick = _Budget(time_limit=max(0.01, min(budget.time_limit, POOL_SHARE * budget.total, budget.left())),
@@ -1092,7 +1092,7 @@ def _column_plan(qs: QuerySet, start: BatchPlan, budget: _Budget) -> tuple[Batch
 
 
 def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, off_grid: list[str],
-                  budget: _Budget) -> tuple[int, dict[str, Any] | None]:
+                  budget: _Budget, grids: _BoundGrids) -> tuple[int, dict[str, Any] | None]:
     """The fewest misses any plan can have, as the release-time LP
     (:mod:`~staleness_lab.optimize.release_lp`) proves it, for the slot model to start from: 0
     (nothing proven) unless the objective is misses, the data lie on the grid (which is then the
@@ -1105,7 +1105,7 @@ def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, off_grid
     if (objective != "misses" or off_grid or seed is None or seed.misses == 0
             or len(qs.queries) <= qs.executors):
         return 0, None
-    bounds = _bound_grid(qs, objective, [])
+    bounds = grids.get(objective, [])
     found = release_bound(bounds.grids, qs.executors, phase="misses", misses=bounds.value1, floors=bounds.floors,
                           seeds=[[_sizes(seed, q.name)] for q in qs.queries], target=seed.misses,
                           stop=_lp_stop(budget, RELEASE_LP_SHARE * budget.total))
@@ -1113,24 +1113,25 @@ def _misses_floor(qs: QuerySet, objective: str, seed: BatchPlan | None, off_grid
     return fewest, {**_lp_record("misses", found), "bound": fewest}
 
 
-def _tighten_cost_bound(qs: QuerySet, best: _Round, phases: list[dict[str, Any]], budget: _Budget) -> dict[str, Any]:
+def _tighten_cost_bound(qs: QuerySet, best: _Round, phases: list[dict[str, Any]], budget: _Budget,
+                        grids: _BoundGrids) -> dict[str, Any]:
     """Raise the bound of ``best``'s unproven cost phase to the release-time LP's least cost among
     plans with at most ``best.value1`` misses (:mod:`~staleness_lab.optimize.release_lp`), when
     higher: the true optimum misses no more, so it costs at least that, whatever the slot caps
     (on A5 sets of 8 queries at ρ = 0.2 the slot model's bound stays 11-15 % under its plan, the
     LP's 3-5 %). Within :data:`RELEASE_LP_SHARE` of the budget and what is left of it (the LP
-    keeps the bound of its last round when stopped); the LP's record is returned."""
-    bounds = _bound_grid(qs, "misses", [])
+    keeps the bound of its last round when stopped; one converged at these misses before, for the
+    start's choice of columns, is not solved again); the LP's record is returned."""
     seeds = [[tuple(x for _, _, x in best.solution[q.name].batches)] for q in qs.queries]
-    found = release_bound(bounds.grids, qs.executors, phase="cost", misses=int(best.value1), floors=bounds.floors,
-                          seeds=seeds, stop=_lp_stop(budget, min(RELEASE_LP_SHARE * budget.total, budget.left())))
+    found, again = _least_cost_lp(grids.get("misses", []), qs.executors, int(best.value1), seeds,
+                                  _lp_stop(budget, min(RELEASE_LP_SHARE * budget.total, budget.left())))
     for phase in phases:
         if phase["round"] == best.number and phase["phase"] == "cost" and phase["objective"] is not None:
             lp = min(float(found.bound * qs.time_unit), phase["objective"])
             if lp > phase["bound"]:
                 phase.update(bound=lp, gap=(phase["objective"] - lp) / max(1.0, abs(phase["objective"])),
                              bound_by="release LP")
-    return _lp_record("cost", found)
+    return _lp_record("cost", found, again)
 
 
 def _lp_stop(budget: _Budget, room: float) -> Callable[[], bool]:
@@ -1140,15 +1141,17 @@ def _lp_stop(budget: _Budget, room: float) -> Callable[[], bool]:
     return lambda: budget.deterministic is None and time.perf_counter() - began >= room
 
 
-def _lp_record(phase: str, found: ReleaseBound) -> dict[str, Any]:
-    """What the planner's report keeps of a release LP's answer."""
-    return {"phase": phase, "bound": found.bound, "lp": round(found.lp, 6), "rounds": found.rounds,
-            "columns": found.columns, "converged": found.converged, "seconds": found.seconds}
+def _lp_record(phase: str, found: ReleaseBound, again: bool = False) -> dict[str, Any]:
+    """What the planner's report keeps of a release LP's answer; ``again``: an answer of this call
+    served again (:func:`_least_cost_lp`), which took no time here."""
+    record = {"phase": phase, "bound": found.bound, "lp": round(found.lp, 6), "rounds": found.rounds,
+              "columns": found.columns, "converged": found.converged, "seconds": 0.0 if again else found.seconds}
+    return {**record, "served_again": True} if again else record
 
 
 def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
                 fixed: dict[str, tuple[int, ...]], cost_cap: bool, max_slots: int | None,
-                max_terms: int | None, *, release_floor: bool = False) -> BatchPlan:
+                max_terms: int | None, grids: _BoundGrids, *, release_floor: bool = False) -> BatchPlan:
     """The slot model's rounds of K doubling (module docstring); with ``release_floor`` (the
     ``auto`` method) starting from the misses the release-time LP proves
     (:func:`_misses_floor`). Without it this is the reference the other methods are checked
@@ -1161,7 +1164,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
         return [_const(qs, q, caps[q.name], fixed.get(q.name), cost_cap) for q in qs.queries]
 
     phases: list[dict[str, Any]] = []
-    fewest, release_lp = _misses_floor(qs, objective, seed, off_grid, budget) if release_floor else (0, None)
+    fewest, release_lp = _misses_floor(qs, objective, seed, off_grid, budget, grids) if release_floor else (0, None)
     best: _Round | None = None
     best_consts: list[_Const] = []
     last: _Round | None = None
@@ -1223,7 +1226,7 @@ def _monolithic(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
                          solver=report)
 
     if release_floor and objective == "misses" and not off_grid and not best.proven and best.value1 is not None:
-        report["release_lp_cost"] = _tighten_cost_bound(qs, best, phases, budget)
+        report["release_lp_cost"] = _tighten_cost_bound(qs, best, phases, budget, grids)
     uncertified = _uncertified(best_consts, best, fewest) if best.proven else [
         c.query.name for c in best_consts if c.sizes is None and c.K < c.n]
     k_bound = bool(uncertified)
@@ -1348,7 +1351,9 @@ class _Bounds:
     """The bound grid of one call (:mod:`~staleness_lab.optimize.true_bounds`): its unit, whether
     it is exact, each query on it, and the lower bounds proven so far in its units: the phase-1
     value, the cost whatever the phase-1 value, and ``cost_at`` = (v, the cost among plans whose
-    phase-1 value is v); ``refs``: keys of proven optima of relaxations (no plan's key is below)."""
+    phase-1 value is v); ``refs``: keys of proven optima of relaxations (no plan's key is below);
+    ``cost_lp`` = (m, the release LP's converged least cost among plans with at most m late),
+    served again by :func:`_least_cost_lp`."""
 
     unit: Fraction
     exact: bool
@@ -1359,6 +1364,7 @@ class _Bounds:
     floors: list[int]
     cost_at: tuple[int, int] | None = None
     refs: list[TrueKey] = field(default_factory=list)
+    cost_lp: tuple[int, ReleaseBound] | None = None
 
     def raise_cost_at(self, value1: int, cost: int) -> None:
         """A cost bound among plans whose phase-1 value is ``value1``: kept with the one known at
@@ -1383,6 +1389,37 @@ class _Bounds:
         if self.cost_at is not None and self.cost_at[0] * self.scale1(objective) == value1 == bound1:
             cost = max(cost, self.cost_at[1])
         return bound1, cost * self.unit
+
+
+class _BoundGrids:
+    """The bound grids of one :func:`optimal_plan` call (:func:`_bound_grid`), each built once
+    and shared by the stages that bound on it: a bound one stage proves holds for the next, and
+    the release LP's converged least cost (``_Bounds.cost_lp``) is not solved twice."""
+
+    def __init__(self, qs: QuerySet) -> None:
+        self.qs = qs
+        self._built: dict[tuple[str, tuple[str, ...]], _Bounds] = {}
+
+    def get(self, objective: str, off_grid: list[str]) -> _Bounds:
+        key = (objective, tuple(off_grid))
+        if key not in self._built:
+            self._built[key] = _bound_grid(self.qs, objective, off_grid)
+        return self._built[key]
+
+
+def _least_cost_lp(bounds: _Bounds, executors: int, misses: int, seeds: list[list[tuple[int, ...]]],
+                   stop: Callable[[], bool], target: int | None = None) -> tuple[ReleaseBound, bool]:
+    """The release LP's least cost on ``bounds``' grid among plans with at most ``misses`` late
+    (:func:`~staleness_lab.optimize.release_lp.release_bound`, phase ``"cost"``), and whether it
+    was served again: a converged answer is kept in ``bounds`` and served at the same misses, since
+    its bound is the LP's optimum whatever the seeds, target or limit of a later call."""
+    if bounds.cost_lp is not None and bounds.cost_lp[0] == misses:
+        return bounds.cost_lp[1], True
+    found = release_bound(bounds.grids, executors, phase="cost", misses=misses, floors=bounds.floors,
+                          seeds=seeds, stop=stop, target=target)
+    if found.converged:
+        bounds.cost_lp = (misses, found)
+    return found, False
 
 
 def _bound_grid(qs: QuerySet, objective: str, off_grid: list[str]) -> _Bounds:
@@ -1477,29 +1514,29 @@ def _release_bounds(qs: QuerySet, bounds: _Bounds, inc: Incumbent, budget: _Budg
     budget and leaving ``reserve``; both go into ``bounds``."""
     stop = _lp_stop(budget, min(RELEASE_LP_SHARE * budget.total, budget.left() - reserve))
     seeds = [[_sizes(inc.plan, q.name)] for q in qs.queries]
-    for phase in ("misses", "cost") if inc.key[0] > bounds.value1 else ("cost",):
-        settled = phase == "cost" and inc.key[0] == bounds.value1   # the incumbent's cost, once reached, proves it
-        found = release_bound(bounds.grids, qs.executors, phase=phase, misses=bounds.value1, floors=bounds.floors,
-                              seeds=seeds, stop=stop, target=int(inc.key[0]) if phase == "misses" else
-                              _floor(inc.key[1], bounds.unit) if settled else None)
-        stages.append({"stage": "release LP", **_lp_record(phase, found)})
-        if phase == "misses":
-            if found.bound <= bounds.value1:
-                return
-            bounds.value1 = found.bound
-        else:
-            bounds.raise_cost_at(bounds.value1, found.bound)
+    if inc.key[0] > bounds.value1:
+        found = release_bound(bounds.grids, qs.executors, phase="misses", misses=bounds.value1, floors=bounds.floors,
+                              seeds=seeds, stop=stop, target=int(inc.key[0]))
+        stages.append({"stage": "release LP", **_lp_record("misses", found)})
+        if found.bound <= bounds.value1:
+            return
+        bounds.value1 = found.bound
+    settled = inc.key[0] == bounds.value1   # the incumbent's cost, once reached, proves it
+    found, again = _least_cost_lp(bounds, qs.executors, bounds.value1, seeds, stop,
+                                  target=_floor(inc.key[1], bounds.unit) if settled else None)
+    stages.append({"stage": "release LP", **_lp_record("cost", found, again)})
+    bounds.raise_cost_at(bounds.value1, found.bound)
 
 
 def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan | None, off_grid: list[str],
-                max_terms: int | None) -> BatchPlan:
+                max_terms: int | None, grids: _BoundGrids) -> BatchPlan:
     """The decomposition (module :mod:`~staleness_lab.optimize.decomposition`): columns and the
     relaxed master on the bound grid (its bounds hold for the true costs), realization of its
     columns by the slot model on the planner's grid, and the slot model on the full problem with
     the time left when the gap stays open; the plan returned is the best by its true key of the
     hint and every plan found."""
     consts = [_const(qs, q, q.n, None, False) for q in qs.queries]
-    bounds = _bound_grid(qs, objective, off_grid)
+    bounds = grids.get(objective, off_grid)
     report = _report(qs, [], objective, off_grid, bounds)
     stages = report["stages"]
     inc = Incumbent(objective)
@@ -1534,7 +1571,7 @@ def _decomposed(qs: QuerySet, objective: str, budget: _Budget, hint: BatchPlan |
     if master is not None and master.sizes is not None and not _proven(inc, bounds, objective):
         _repair(qs, consts, master.sizes, inc, seed, objective, budget, stages)
     if not _proven(inc, bounds, objective) and budget.room():
-        fallback = _fallback(qs, objective, budget, inc.plan, off_grid, max_terms, report)
+        fallback = _fallback(qs, objective, budget, inc.plan, off_grid, max_terms, report, grids)
         if fallback is not None and fallback.solver["status"] == "optimal" and not off_grid:
             return fallback   # on the grid its proof is a true one
         inc.offer(fallback)
@@ -1573,7 +1610,7 @@ def _repair(qs: QuerySet, consts: list[_Const], targets: list[tuple[int, ...] | 
         trials = []
         for c, mine in zip(consts, targets):
             if mine is not None and mine != sizes[c.query.name]:
-                saving = _grid_cost(c, sizes[c.query.name]) - _grid_cost(c, mine)
+                saving = plan_cost(c.dur, c.agg, sizes[c.query.name]) - plan_cost(c.dur, c.agg, mine)
                 if saving > 0 or late:
                     trials.append((c.query.name in late, saving, c.query.name, mine))
         trials.sort(reverse=True)
@@ -1610,12 +1647,6 @@ def _share(budget: _Budget, parts: int) -> _Budget:
 def _bar(inc: Incumbent, objective: str) -> int | None:
     """The incumbent's misses (a plan with more cannot beat it), None for tardiness or none."""
     return int(inc.key[0]) if objective == "misses" and inc.key is not None else None
-
-
-def _grid_cost(c: _Const, sizes: tuple[int, ...]) -> int:
-    """The cost of batches of ``sizes`` on the planner's grid (their durations and aggregation;
-    ``c`` has a slot per tuple)."""
-    return sum(c.dur[x] for x in sizes) + c.agg[len(sizes)]
 
 
 def _plan_of(qs: QuerySet, solution: dict[str, _Solution], unit: Fraction | None = None) -> BatchPlan:
@@ -1681,11 +1712,11 @@ def _exact_alone(qs: QuerySet) -> BatchPlan | None:
 
 
 def _fallback(qs: QuerySet, objective: str, budget: _Budget, seed: BatchPlan | None, off_grid: list[str],
-              max_terms: int | None, report: dict[str, Any]) -> BatchPlan | None:
+              max_terms: int | None, report: dict[str, Any], grids: _BoundGrids) -> BatchPlan | None:
     """The slot model on the full problem with the time left, seeded with the best plan (None when
     its model is too large); only a proof of its is taken as one (its bounds hold for its caps)."""
     try:
-        plan = _monolithic(qs, objective, budget, seed, off_grid, {}, False, None, max_terms)
+        plan = _monolithic(qs, objective, budget, seed, off_grid, {}, False, None, max_terms, grids)
     except InputError as err:
         report["fallback"] = f"not run: {err.rule}"
         return None
@@ -1744,7 +1775,7 @@ def _finish(qs: QuerySet, objective: str, inc: Incumbent, bounds: _Bounds, repor
 
 
 def _true_result(qs: QuerySet, objective: str, budget: _Budget, plan: BatchPlan, hint: BatchPlan | None,
-                 off_grid: list[str], variant: bool) -> BatchPlan:
+                 off_grid: list[str], variant: bool, grids: _BoundGrids) -> BatchPlan:
     """The slot model's result off its grid: the better by true key of its plan and the hint (not
     under a variant, which the hint need not satisfy), against the true bounds of the relaxed
     master on the bound grid with the time left (:func:`_finish`, the slot model's rounds kept)."""
@@ -1754,7 +1785,7 @@ def _true_result(qs: QuerySet, objective: str, budget: _Budget, plan: BatchPlan,
         inc.offer(hint)
     if inc.plan is None:
         return plan
-    bounds = _bound_grid(qs, objective, off_grid)
+    bounds = grids.get(objective, off_grid)
     report = {**plan.solver, "grid_status": plan.solver.get("status"), "bound_unit": float(bounds.unit),
               "bound_exact": bounds.exact}
     report.setdefault("stages", [])

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
+from staleness_lab.optimize.release_lp import plan_cost
 from staleness_lab.optimize.split_search import Found, Tables
 
 
@@ -46,7 +47,7 @@ def pool_model(tables: Tables, pool: Sequence[Sequence[tuple[int, ...]]], start:
     pools = [sorted({tuple(c) for c in (pool[q] if q < len(pool) else ()) if len(c) <= most_batches
                      and sum(c) == tables.n[q]}) for q in range(nq)]
     last = int(max(tables.release[q, tables.n[q]] for q in range(nq)))
-    horizon = last + sum(max((int(sum(tables.dur[q, s] for s in c) + tables.agg[q, len(c)]) for c in pools[q]), default=0)
+    horizon = last + sum(max((plan_cost(tables.dur[q], tables.agg[q], c) for c in pools[q]), default=0)
                          for q in range(nq))
     released: dict[int, list[tuple[int, Any]]] = {}
     cost: list[tuple[int, Any]] = []
@@ -56,10 +57,10 @@ def pool_model(tables: Tables, pool: Sequence[Sequence[tuple[int, ...]]], start:
         picks = [model.new_bool_var(f"q{q}c{i}") for i in range(len(cols))]
         gone = model.new_bool_var(f"late{q}")
         model.add_exactly_one([*picks, gone])
-        cost.append((int(tables.dur[q, n] + tables.agg[q, 1]), gone))
+        cost.append((plan_cost(tables.dur[q], tables.agg[q], (n,)), gone))
         final = []
         for pick, sizes in zip(picks, cols):
-            cost.append((int(sum(tables.dur[q, s] for s in sizes) + tables.agg[q, len(sizes)]), pick))
+            cost.append((plan_cost(tables.dur[q], tables.agg[q], sizes), pick))
             end = 0
             for s in sizes[:-1]:
                 end += s

@@ -116,9 +116,10 @@ def work_after(g: QueryGrid, sizes: Sequence[int], at: np.ndarray) -> np.ndarray
     return w
 
 
-def plan_cost(g: QueryGrid, sizes: Sequence[int]) -> int:
-    """A plan's cost on the grid: its batches and its aggregation."""
-    return sum(g.dur[s] for s in sizes) + g.agg[len(sizes)]
+def plan_cost(dur: Sequence[int], agg: Sequence[int], sizes: Sequence[int]) -> int:
+    """A plan's cost on a grid whose batch of ``x`` tuples lasts ``dur[x]`` and whose aggregation
+    over ``n`` partials ``agg[n]``: its batches of ``sizes`` and their aggregation."""
+    return int(sum(dur[s] for s in sizes) + agg[len(sizes)])
 
 
 @njit(cache=True)
@@ -247,7 +248,7 @@ def release_bound(grids: Sequence[QueryGrid], executors: int, *, phase: str, mis
         g = grids[q]
         var = solver.NumVar(0, solver.infinity(), "")
         convex[q].SetCoefficient(var, 1)
-        objective.SetCoefficient(var, plan_cost(g, sizes) if cost_phase else 0)
+        objective.SetCoefficient(var, plan_cost(g.dur, g.agg, sizes) if cost_phase else 0)
         after = work_after(g, sizes, at)
         for i, step in enumerate(after - np.append(after[1:], 0)):
             if step:

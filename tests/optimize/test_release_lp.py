@@ -111,7 +111,7 @@ def test_the_decomposition_reports_the_miss_it_proves() -> None:
 def test_the_decomposition_bounds_the_cost_of_a_plan_on_time_by_the_lp_where_the_master_leaves_it_open() -> None:
     # 5 A5 queries at ρ 0.4: the split search puts every query on time (phase 1 proven at 0), and
     # the master's cost bound stays under the LP's 122.8 s at this budget; the misses are settled,
-    # so only the LP's cost phase runs
+    # so only the LP's cost phase runs, and it is the one solved for the start's choice of columns
     qs = random_a5_instance(5, 100, 0.4, 0)
     plan = optimal_plan(qs, deterministic_time=0.2, method="decomposition", hint=best_heuristic(qs))
     misses, cost = plan.solver["phases"]
@@ -119,6 +119,8 @@ def test_the_decomposition_bounds_the_cost_of_a_plan_on_time_by_the_lp_where_the
     lp = [s for s in plan.solver["stages"] if s["stage"] == "release LP"]
     assert [s["phase"] for s in lp] == ["cost"] and lp[0]["converged"]
     assert lp[0]["bound"] == 1228 and cost["bound"] == 122.8 <= cost["objective"]     # grid units of 0.1 s
+    start_lp = plan.solver["start_columns"]
+    assert lp[0]["served_again"] and lp[0]["seconds"] == 0.0 and start_lp["bound"] == 1228 and start_lp["seconds"] > 0
     assert not check_plan(qs, plan)
 
 
