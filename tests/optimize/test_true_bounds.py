@@ -6,7 +6,8 @@ duration is rounded down): the returned bounds lie at or below the true optimum 
 every split and every order on one executor), which lies at or below the plan's true objective;
 "optimal" is claimed only for the true optimum; no heuristic's true misses fall below the misses
 bound. On the synthetic 13-query set at 0.1D, the SJF plan with two misses is kept (the grid made
-its copy three), and a tiny time limit returns within it with a true bound.
+its copy three), and a tiny time limit returns within it with a true bound. Each query's cheapest
+split of every prefix (``least_splits``, compiled) is the least over every composition.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from staleness_lab.intermittent import AggCost, FixedRate, LinearCost, Query, Qu
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.plan import at_model_costs
 from staleness_lab.optimize import optimal_plan
-from staleness_lab.optimize.decomposition import QueryGrid
+from staleness_lab.optimize.decomposition import QueryGrid, least_splits
 from staleness_lab.optimize.true_bounds import MAX_BOUND_UNITS, bound_unit, exact_unit, floor_bounds, true_key
 
 from tests.intermittent.test_single import compositions
@@ -202,3 +203,15 @@ def test_the_floor_bounds_lie_below_the_brute_force_misses(qs: QuerySet) -> None
 
     bounds = _bound_grid(qs, "misses", _off_grid(qs))
     assert bounds.value1 <= brute_force(qs)[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 10**12), min_size=1, max_size=11))
+def test_least_splits_is_the_cheapest_split_of_every_prefix(durations: list[int]) -> None:
+    """The compiled min-plus recursion against every split of c tuples (c = 1..N), durations up to
+    10^12 (a paper-scale query's on a fine grid)."""
+    dur = [0, *durations]
+    least = least_splits(dur)
+    assert least[0] == 0 and len(least) == len(dur)
+    for c in range(1, len(dur)):
+        assert least[c] == min(sum(dur[x] for x in sizes) for sizes in compositions(c))
