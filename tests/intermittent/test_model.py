@@ -1,7 +1,7 @@
 """The intermittent query-set model: every bad-input rule (through ``parse_queryset`` and through
 ``staleness-lab plan``: exit 2, one line naming the field, nothing under --out), round trips,
 YAML/JSON parity, the arrival basics, and the synthetic 13-query set against the paper's numbers
-(digest §5)."""
+(digest §5); a piecewise cost's table of values equals its calls."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import yaml
 
 from intermittent.cli_run import run
@@ -381,3 +383,18 @@ def test_synthetic_c7_at_point_one_d(synthetic: QuerySet) -> None:
     assert not tight.holds and tight.available == 94
     assert 100 <= float(tight.last_work) <= 110
     assert c7(with_deadlines(synthetic, F(1, 5), seed=0)).holds
+
+
+@settings(max_examples=80, deadline=None)
+@given(S=st.fractions(0, 5, max_denominator=1000),
+       steps=st.lists(st.tuples(st.integers(1, 40), st.fractions(0, 20, max_denominator=997)), min_size=1, max_size=5),
+       n=st.integers(0, 200))
+def test_a_piecewise_costs_values_equal_its_calls(S: F, steps: list[tuple[int, F]], n: int) -> None:
+    """``PiecewiseCost.values`` (the planner's tables at N = 4,500) is each call's exact Fraction,
+    beyond the last point too."""
+    points, x, c = [(F(0), F(0))], F(0), F(0)
+    for dx, dc in steps:
+        x, c = x + dx, c + dc
+        points.append((x, c))
+    cost = PiecewiseCost(S=S, points=tuple(points))
+    assert cost.values(n) == (F(0),) + tuple(cost(x) for x in range(1, n + 1))
