@@ -163,7 +163,7 @@ from ortools.sat.python import cp_model
 from staleness_lab.cpsat import check_workers, solve
 from staleness_lab.errors import InputError
 from staleness_lab.intermittent.arrivals import FixedRate
-from staleness_lab.intermittent.costs import LinearCost
+from staleness_lab.intermittent.costs import LinearCost, PiecewiseCost
 from staleness_lab.intermittent.minbatch import find_min_batch
 from staleness_lab.intermittent.model import Query, QuerySet
 from staleness_lab.intermittent.numbers import show
@@ -257,12 +257,13 @@ class _Const:
 
 
 def _ceil(value: Fraction, unit: Fraction) -> int:
-    return -_floor(-Fraction(value), unit)
+    value = value if type(value) is Fraction else Fraction(value)
+    return -((-value.numerator * unit.denominator) // (value.denominator * unit.numerator))
 
 
 def _floor(value: Fraction, unit: Fraction) -> int:
-    # integer arithmetic: a Fraction division costs more than the tables of N = 4,500 can afford
-    value = Fraction(value)
+    # integer arithmetic, no Fraction made: a Fraction costs more than the tables of N = 4,500 can afford
+    value = value if type(value) is Fraction else Fraction(value)
     return (value.numerator * unit.denominator) // (value.denominator * unit.numerator)
 
 
@@ -278,6 +279,8 @@ def _ceil_affine(base: Fraction, step: Fraction, counts: range, unit: Fraction) 
 @functools.lru_cache(maxsize=64)
 def _costs(cost: Any, n: int) -> tuple[Fraction, ...]:
     """``Cost(x)`` for x = 0..N, computed once per cost model (``_off_grid`` and ``_const`` both read it)."""
+    if isinstance(cost, PiecewiseCost):
+        return cost.values(n)
     return (Fraction(0),) + tuple(cost(x) for x in range(1, n + 1))
 
 
@@ -1001,10 +1004,11 @@ def optimal_plan(qs: QuerySet, *, objective: str = "misses", time_limit: float =
     from_columns = None
     grids = _BoundGrids(qs)
     if split_search and qs.executors == 1 and len(qs.queries) >= 2 and not (fixed or cost_cap or max_slots):
-        better = split_plan(qs, hint, objective)
+        tables = split_tables(qs)
+        better = split_plan(qs, hint, objective, tables)
         start, hint = ("hint" if better is hint else "split search"), better
         if objective == "misses":
-            better, from_columns = _column_plan(qs, hint, budget, grids)
+            better, from_columns = _column_plan(qs, hint, budget, grids, off_grid, tables)
             start, hint = (start if better is hint else "release LP columns"), better
     used = chosen_method(method, qs)
     if used == "decomposition" and not (fixed or cost_cap or max_slots):
@@ -1052,11 +1056,13 @@ def realize(qs: QuerySet, tables: Tables, found: Found) -> BatchPlan:
                          for q, (batches, f, g) in zip(qs.queries, schedule(tables, found))})
 
 
-def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "misses") -> BatchPlan:
+def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "misses",
+               tables: Tables | None = None) -> BatchPlan:
     """The better (misses or total tardiness, then cost) of ``hint`` and the split-form search's
-    plan (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid, for queries sharing
-    one executor: :func:`optimal_plan` starts from it, and a plan on time proves phase 1 at once."""
-    tables = split_tables(qs)
+    plan (:mod:`~staleness_lab.optimize.split_search`) on the planner's grid (``tables``, built
+    when not given: :func:`split_tables`), for queries sharing one executor: :func:`optimal_plan`
+    starts from it, and a plan on time proves phase 1 at once."""
+    tables = split_tables(qs) if tables is None else tables
     found = realize(qs, tables, search(tables, give_up=objective == "misses"))
 
     def key(plan: BatchPlan) -> tuple[Fraction, Fraction]:
@@ -1065,18 +1071,18 @@ def split_plan(qs: QuerySet, hint: BatchPlan | None = None, objective: str = "mi
     return found if hint is None or hint.status != "ok" or key(found) < key(hint) else hint
 
 
-def _column_plan(qs: QuerySet, start: BatchPlan, budget: _Budget,
-                 grids: _BoundGrids) -> tuple[BatchPlan, dict[str, Any]]:
+def _column_plan(qs: QuerySet, start: BatchPlan, budget: _Budget, grids: _BoundGrids,
+                 off_grid: list[str], tables: Tables) -> tuple[BatchPlan, dict[str, Any]]:
     """The better (misses, then cost) of ``start`` and the plan chosen among the release LP's
-    columns (:mod:`~staleness_lab.optimize.pool_master`): the LP's least cost at ``start``'s misses,
+    columns (:mod:`~staleness_lab.optimize.pool_master`): the LP's least cost at ``start``'s misses
+    on the bound grid of ``off_grid`` (the decomposition's, which then serves it again),
     seeded with its batch sizes, within :data:`RELEASE_LP_SHARE` of the budget, then one column per
     query (or up to that many queries late) by CP-SAT within :data:`POOL_SHARE` of it (of the
-    deterministic time, in deterministic mode); and what they
+    deterministic time, in deterministic mode), realized on ``tables``; and what they
     did (the LP's record, and under ``"choice"`` its status, seconds, and the plan's misses and cost)."""
     sizes = [None if q.name in start.late else _sizes(start, q.name) for q in qs.queries]
-    found, _ = _least_cost_lp(grids.get("misses", []), qs.executors, start.misses,
+    found, _ = _least_cost_lp(grids.get("misses", off_grid), qs.executors, start.misses,
                               [[] if s is None else [s] for s in sizes], _lp_stop(budget, RELEASE_LP_SHARE * budget.total))
-    tables = split_tables(qs)
     model, read = pool_model(tables, found.plans, sizes, start.misses)
     pick = _Budget(time_limit=max(0.01, min(budget.time_limit, POOL_SHARE * budget.total, budget.left())),
                    workers=budget.workers, deterministic=None if budget.deterministic is None

@@ -5,8 +5,8 @@ project's price-and-branch step for queries sharing one executor, Chandrasekaran
 **Why.** Round after round, the release-time LP (:mod:`~staleness_lab.optimize.release_lp`)
 prices the plan each query would take at its duals. Its last columns fit together better than the
 plans the split search finds: on the 13-query set at ρ = 0.4 the split search's plan costs
-662.4 s, the best choice of one LP column per query 656.9 s (the LP's bound 651.9 s on the grid
-of 0.1 s), chosen by CP-SAT in 0.4 s among 126 columns.
+662.4 s, the best choice of one LP column per query 656.9 s (the LP's bound 653.2 s on the bound grid
+of 1 ms), chosen by CP-SAT in 0.2-0.4 s among 127 columns.
 
 **The model** (on the planner's grid: durations and releases rounded up). Each query takes one of
 its columns, or, while at most ``misses`` do, none: it is then late, one batch after all the

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
 from staleness_lab.intermittent import AggCost, LinearCost, Query, QuerySet, StepProfile, check_plan
-from staleness_lab.optimize.batch_plan import (_BoundGrids, _Budget, _bound_grid, _column_plan, _sizes, realize, split_plan,
-                                               split_tables)
+from staleness_lab.optimize.batch_plan import (_BoundGrids, _Budget, _bound_grid, _column_plan, _off_grid, _sizes, realize,
+                                               split_plan, split_tables)
 from staleness_lab.optimize.pool_master import pool_model
 from staleness_lab.optimize.release_lp import release_bound
 
@@ -73,10 +73,11 @@ def test_on_the_13_query_set_at_rho_04_the_lps_columns_beat_the_split_search() -
     qs = multi_instance(0.4, "same", "FR", 0.5, 0)
     start = split_plan(qs)
     assert start.misses == 0 and float(start.total_cost) > 662
-    plan, record = _column_plan(qs, start, _Budget(time_limit=30.0, workers=1, deterministic=5.0), _BoundGrids(qs))
+    plan, record = _column_plan(qs, start, _Budget(time_limit=30.0, workers=1, deterministic=5.0), _BoundGrids(qs),
+                                _off_grid(qs), split_tables(qs))
     assert record["converged"] and record["choice"]["status"] == "optimal"
     assert plan.misses == 0 and float(plan.total_cost) < 657 and check_plan(qs, plan) == []
-    assert record["bound"] == 6519 and plan.total_cost > F("651.9")     # the LP's bound, on its grid of 0.1 s
+    assert record["bound"] == 653207 and plan.total_cost > F("653.207")   # the LP's bound, on the bound grid of 1 ms
 
 
 def test_without_columns_a_query_can_only_be_late() -> None:
