@@ -94,8 +94,6 @@ _INF = np.iinfo(np.int64).max // 4
 _NEVER = -(1 << 40)
 #: Columns per query kept whole; past it, beaten ones are merged (:func:`_pareto`).
 COLUMN_CAP = 40
-#: The scale of a packed (cost, finish) key.
-_PACK = 1 << 31
 
 
 class OutOfTime(Exception):
@@ -153,7 +151,7 @@ class QueryGrid:
 
 class HeadLayers:
     """Per batch count ``k``, over the first ``r`` tuples of one query (all on the grid), built
-    layer by layer on demand (each layer O(N^2) in numpy):
+    layer by layer on demand (each layer O(N^2), compiled):
 
     * ``cheap(k)``: ``(least, finish, arg)``: ``least[r]`` the cheapest ``Σ dur`` of ``r`` tuples
       in exactly ``k`` batches and ``finish[r]`` the earliest a split of that cost ends when every
@@ -175,8 +173,6 @@ class HeadLayers:
         finish0 = np.full(size, _INF, dtype=np.int64)
         finish0[0] = _NEVER
         zero = np.zeros(size, dtype=np.int64)
-        # the key cost·2^31 + finish orders (cost, finish) in one int64 when every sum stays below 2^31
-        self.packed = int(self.dur[-1]) * max(1, self.n) + max(0, int(self.release[-1])) < _PACK // 4
         self.cheaps: list[tuple[np.ndarray, ...]] = [(cost0, finish0, zero)]
         self.soons: list[tuple[np.ndarray, ...]] = [(finish0, cost0, zero)]
         self.plains: list[np.ndarray] = [cost0]
@@ -198,22 +194,8 @@ class HeadLayers:
 
     def _next(self, prev: tuple[np.ndarray, ...], j: int, *, by_cost: bool) -> tuple[np.ndarray, ...]:
         """Layer ``j`` from layer ``j - 1``: cost first (``by_cost``) or finish first."""
-        n, size = self.n, self.n + 1
-        backward = self.dur[::-1]                  # backward[n - p + q] = dur[p - q]
-        first, second, arg = (np.full(size, _INF, dtype=np.int64) for _ in range(3))
         cost_prev, finish_prev = (prev[0], prev[1]) if by_cost else (prev[1], prev[0])
-        for r in range(j, n + 1):
-            d = backward[n - r + j - 1:n]          # dur[r - q], q = j-1 .. r-1
-            cost = cost_prev[j - 1:r] + d
-            finish = np.maximum(finish_prev[j - 1:r], self.release[r]) + d
-            a, b = (cost, finish) if by_cost else (finish, cost)
-            if self.packed:
-                pick = int(np.argmin(np.minimum(a, _PACK) * _PACK + b))
-            else:
-                ties = np.flatnonzero(a == a.min())
-                pick = int(ties[int(np.argmin(b[ties]))])
-            first[r], second[r], arg[r] = a[pick], b[pick], pick + j - 1
-        return first, second, arg
+        return _layer(self.dur, self.release, cost_prev, finish_prev, j, by_cost)
 
     def least_at(self, k: int, r: int) -> int:
         """``least(k)[r]`` from layer ``k - 1`` alone (no layer ``k`` built)."""
@@ -227,12 +209,7 @@ class HeadLayers:
     def _plain(self, k: int) -> np.ndarray:
         """``least`` of layer ``k`` alone (no finish, no arguments): the cheaper floor of a count."""
         while len(self.plains) <= k:
-            prev, j = self.plains[-1], len(self.plains)
-            backward = self.dur[::-1]
-            layer = np.full(self.n + 1, _INF, dtype=np.int64)
-            for r in range(j, self.n + 1):
-                layer[r] = (prev[j - 1:r] + backward[self.n - r + j - 1:self.n]).min()
-            self.plains.append(layer)
+            self.plains.append(_plain_layer(self.dur, self.plains[-1], len(self.plains)))
         return self.plains[k]
 
     def split(self, k: int, r: int, *, soonest: bool = False) -> tuple[int, ...]:
@@ -244,6 +221,46 @@ class HeadLayers:
             sizes.append(r - p)
             r = p
         return tuple(reversed(sizes))
+
+
+@njit(cache=True)
+def _layer(dur: np.ndarray, release: np.ndarray, cost_prev: np.ndarray, finish_prev: np.ndarray, j: int,
+           by_cost: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """:meth:`HeadLayers._next`'s layer ``j``: per r >= j, over the last batch's first tuple q + 1
+    (q = j-1 .. r-1), the least (cost, finish) (or, without ``by_cost``, (finish, cost)) of layer
+    j - 1 at q plus a batch of r - q tuples started at max(finish, release[r]), the first q of
+    the least; in O(N^2) compiled (a layer of a paper-scale query in a few ms, not 0.1 s)."""
+    n = dur.shape[0] - 1
+    first = np.full(n + 1, _INF, dtype=np.int64)
+    second = np.full(n + 1, _INF, dtype=np.int64)
+    arg = np.full(n + 1, _INF, dtype=np.int64)
+    for r in range(j, n + 1):
+        best_a, best_b, pick = 0, 0, -1
+        for q in range(j - 1, r):
+            d = dur[r - q]
+            cost = cost_prev[q] + d
+            finish = max(finish_prev[q], release[r]) + d
+            a, b = (cost, finish) if by_cost else (finish, cost)
+            if pick < 0 or a < best_a or (a == best_a and b < best_b):
+                best_a, best_b, pick = a, b, q
+        first[r], second[r], arg[r] = best_a, best_b, pick
+    return first, second, arg
+
+
+@njit(cache=True)
+def _plain_layer(dur: np.ndarray, prev: np.ndarray, j: int) -> np.ndarray:  # pragma: no cover - compiled
+    """:meth:`HeadLayers._plain`'s layer ``j``: per r >= j the least ``prev[q] + dur[r - q]``
+    over q = j-1 .. r-1."""
+    n = dur.shape[0] - 1
+    layer = np.full(n + 1, _INF, dtype=np.int64)
+    for r in range(j, n + 1):
+        best = prev[j - 1] + dur[r - j + 1]
+        for q in range(j, r):
+            here = prev[q] + dur[r - q]
+            if here < best:
+                best = here
+        layer[r] = best
+    return layer
 
 
 def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool, most: int | None = None,

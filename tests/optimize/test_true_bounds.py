@@ -7,7 +7,8 @@ every split and every order on one executor), which lies at or below the plan's 
 "optimal" is claimed only for the true optimum; no heuristic's true misses fall below the misses
 bound. On the synthetic 13-query set at 0.1D, the SJF plan with two misses is kept (the grid made
 its copy three), and a tiny time limit returns within it with a true bound. Each query's cheapest
-split of every prefix (``least_splits``, compiled) is the least over every composition.
+split of every prefix (``least_splits``, compiled) is the least over every composition, and the
+decomposition's head tables (``HeadLayers``) the least splits into exactly k batches.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from staleness_lab.intermittent import AggCost, FixedRate, LinearCost, Query, Qu
 from staleness_lab.intermittent.dispatch import POLICIES, dispatch
 from staleness_lab.intermittent.plan import at_model_costs
 from staleness_lab.optimize import optimal_plan
-from staleness_lab.optimize.decomposition import QueryGrid, least_splits
+from staleness_lab.optimize.decomposition import HeadLayers, QueryGrid, least_splits
 from staleness_lab.optimize.true_bounds import MAX_BOUND_UNITS, bound_unit, exact_unit, floor_bounds, true_key
 
 from tests.intermittent.test_single import compositions
@@ -215,3 +216,36 @@ def test_least_splits_is_the_cheapest_split_of_every_prefix(durations: list[int]
     assert least[0] == 0 and len(least) == len(dur)
     for c in range(1, len(dur)):
         assert least[c] == min(sum(dur[x] for x in sizes) for sizes in compositions(c))
+
+
+def _timed(dur: list[int], release: list[int], sizes: tuple[int, ...]) -> tuple[int, int]:
+    """(Σ dur, finish) of batches of ``sizes``, each started as early as its last tuple's release
+    and the batch before allow."""
+    cost, finish, done = 0, None, 0
+    for x in sizes:
+        done += x
+        start = release[done] if finish is None else max(finish, release[done])
+        finish, cost = start + dur[x], cost + dur[x]
+    return cost, finish
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 30), st.integers(0, 6)), min_size=1, max_size=9))
+def test_head_layers_are_the_least_splits_into_k_batches(rows: list[tuple[int, int]]) -> None:
+    """The decomposition's head tables (compiled layers) against every split of r tuples into
+    exactly k batches: ``cheap`` the least (cost, finish), ``soon`` the least (finish, cost), each
+    reached by the sizes ``split`` gives back."""
+    dur = [0, *(d for d, _ in rows)]
+    release = [0, *itertools.accumulate(gap for _, gap in rows)]
+    layers = HeadLayers(dur, release)
+    n = len(rows)
+    for k in range(1, n + 1):
+        for r in range(k, n + 1):
+            splits = [s for s in compositions(r) if len(s) == k]
+            by_cost = min(_timed(dur, release, s) for s in splits)
+            by_finish = min(_timed(dur, release, s)[::-1] for s in splits)
+            assert (layers.cheap(k)[0][r], layers.cheap(k)[1][r]) == by_cost
+            assert (layers.soon(k)[0][r], layers.soon(k)[1][r]) == by_finish
+            assert _timed(dur, release, layers.split(k, r)) == by_cost
+            assert _timed(dur, release, layers.split(k, r, soonest=True))[::-1] == by_finish
+            assert layers._plain(k)[r] == by_cost[0]
