@@ -385,35 +385,60 @@ def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
     least of both heads' bounds, so every plan of either still maps onto it (it is then a bound, no
     longer a plan, unless nothing changed)."""
     found = sorted(found, key=lambda c: (c.tail, c.cost, c.n, c.ready, c.head is None, c.last))
-    kept: list[Column] = []
-    keys = np.zeros((len(found), 4), dtype=np.int64)     # kept columns' (tail, cost, n, ready)
-    for col in found:
-        key = np.array((col.tail, col.cost, col.n, col.ready), dtype=np.int64)
-        beaten = np.flatnonzero((keys[:len(kept)] <= key).all(axis=1)).tolist()
-        if any(_holds(kept[k], col) for k in beaten):
-            continue
-        if not beaten or len(kept) < cap:
-            keys[len(kept)] = key
-            kept.append(col)
-        else:
-            at = max(beaten, key=lambda k: (kept[k].head_release, kept[k].head_last, kept[k].work))
-            kept[at] = _merge(kept[at], col)
+    keys = np.array([(c.tail, c.cost, c.n, c.ready) for c in found], dtype=np.int64).reshape(-1, 4)
+    heads = np.array([(c.work, c.head_end, c.head_release, c.head_last) for c in found], dtype=np.int64).reshape(-1, 4)
+    plans = np.array([c.head is not None for c in found], dtype=np.bool_)
+    source, bounds, merged = _sieve(keys, heads, plans, cap)
+    kept = []
+    for k, (i, (work, head_end, head_release, head_last)) in enumerate(zip(source.tolist(), bounds.tolist())):
+        a = found[i]
+        kept.append(a if not merged[k] else Column(n=a.n, last=a.last, tail=a.tail, cost=a.cost, head=None,
+                                                   ready=a.ready, head_end=head_end, head_release=head_release,
+                                                   head_last=head_last, work=work))
     return kept
 
 
-def _holds(a: Column, b: Column) -> bool:
-    """Whether ``a``'s head bounds are all at most ``b``'s and ``a`` is a plan whenever ``b`` is."""
-    return (a.work <= b.work and a.head_end <= b.head_end and a.head_release <= b.head_release
-            and a.head_last <= b.head_last and (a.head is not None or b.head is None))
-
-
-def _merge(a: Column, b: Column) -> Column:
-    """``a`` with the least of its and ``b``'s head bounds (``a`` itself when :func:`_holds`)."""
-    if _holds(a, b):
-        return a
-    return Column(n=a.n, last=a.last, tail=a.tail, cost=a.cost, head=None, ready=a.ready,
-                  head_end=min(a.head_end, b.head_end), head_release=min(a.head_release, b.head_release),
-                  head_last=min(a.head_last, b.head_last), work=min(a.work, b.work))
+@njit(cache=True)
+def _sieve(keys: np.ndarray, heads: np.ndarray, plans: np.ndarray,
+           cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """:func:`_pareto` on arrays, the columns in its order: per column its (tail, cost, n, ready),
+    its head bounds (work, head end, head release, head last) and whether it is a plan. A column
+    is dropped when a kept one beaten by it in the first four has every head bound at most its own
+    and is a plan whenever it is; else it is kept, or past ``cap`` merged into the beaten one with
+    the latest (head release, head last, work), the first of them, which takes the least of both
+    head bounds and is a plan no longer. Returns the kept columns' indices, their head bounds and
+    whether each was merged."""
+    total = keys.shape[0]
+    source = np.empty(total, dtype=np.int64)
+    bounds = np.empty((total, 4), dtype=np.int64)
+    plan = np.empty(total, dtype=np.bool_)
+    merged = np.zeros(total, dtype=np.bool_)
+    size = 0
+    for i in range(total):
+        dropped, at, beaten = False, -1, False
+        for k in range(size):
+            c = source[k]
+            if not (keys[c, 0] <= keys[i, 0] and keys[c, 1] <= keys[i, 1] and keys[c, 2] <= keys[i, 2]
+                    and keys[c, 3] <= keys[i, 3]):
+                continue
+            beaten = True
+            if (bounds[k, 0] <= heads[i, 0] and bounds[k, 1] <= heads[i, 1] and bounds[k, 2] <= heads[i, 2]
+                    and bounds[k, 3] <= heads[i, 3] and (plan[k] or not plans[i])):
+                dropped = True
+                break
+            if at < 0 or (bounds[k, 2], bounds[k, 3], bounds[k, 0]) > (bounds[at, 2], bounds[at, 3], bounds[at, 0]):
+                at = k
+        if dropped:
+            continue
+        if not beaten or size < cap:
+            source[size], plan[size] = i, plans[i]
+            bounds[size] = heads[i]
+            size += 1
+        else:
+            for j in range(4):
+                bounds[at, j] = min(bounds[at, j], heads[i, j])
+            plan[at], merged[at] = False, True
+    return source[:size], bounds[:size], merged[:size]
 
 
 @dataclass

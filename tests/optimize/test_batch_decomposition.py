@@ -4,7 +4,8 @@ On random small sets (piecewise and table costs, one and two executors, fixed an
 arrivals, on the grid): where both methods prove an optimum they agree on misses and cost; the
 decomposition never does worse than the best heuristic; every plan passes ``check_plan`` and every
 bound lies at or below its objective, also when a tiny time limit stops the search. The command
-line takes ``--method`` and refuses a bad one in one line.
+line takes ``--method`` and refuses a bad one in one line. The compiled sieve of a query's columns
+keeps and merges exactly as the Python reference it replaced.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from staleness_lab.intermittent.schemes import best_heuristic
 from staleness_lab.optimize import optimal_plan
 from staleness_lab.experiments.intermittent.sweeps import alone_at_fig6, paper_queries, random_a5_instance
 from staleness_lab.intermittent.single import algorithm1, exact
+from staleness_lab.optimize.decomposition import Column, _pareto
 
 from tests.cli_fork import run_cli
 
@@ -178,3 +180,44 @@ def test_the_default_method_plans_a_lone_query_exactly_and_shared_queries_by_the
     default = run_cli(["plan", "data/intermittent/e5.yaml", "--scheme", "optimal", "--json"])
     assert default.returncode == 0, default.stderr
     assert '"method": "monolithic (auto: queries share an executor)"' in default.stdout
+
+
+def _pareto_reference(found: list[Column], cap: int) -> list[Column]:
+    """``_pareto`` as it was written in Python before it was compiled: the reference."""
+    def holds(a: Column, b: Column) -> bool:
+        return (a.work <= b.work and a.head_end <= b.head_end and a.head_release <= b.head_release
+                and a.head_last <= b.head_last and (a.head is not None or b.head is None))
+
+    kept: list[Column] = []
+    for col in sorted(found, key=lambda c: (c.tail, c.cost, c.n, c.ready, c.head is None, c.last)):
+        beaten = [k for k, a in enumerate(kept)
+                  if a.tail <= col.tail and a.cost <= col.cost and a.n <= col.n and a.ready <= col.ready]
+        if any(holds(kept[k], col) for k in beaten):
+            continue
+        if not beaten or len(kept) < cap:
+            kept.append(col)
+            continue
+        at = max(beaten, key=lambda k: (kept[k].head_release, kept[k].head_last, kept[k].work))
+        a = kept[at]
+        kept[at] = Column(n=a.n, last=a.last, tail=a.tail, cost=a.cost, head=None, ready=a.ready,
+                          head_end=min(a.head_end, col.head_end), head_release=min(a.head_release, col.head_release),
+                          head_last=min(a.head_last, col.head_last), work=min(a.work, col.work))
+    return kept
+
+
+@st.composite
+def _columns(draw) -> list[Column]:
+    small = st.integers(0, 4)
+    return [Column(n=draw(st.integers(1, 3)), last=k + 1, tail=draw(small), cost=draw(small) + 4,
+                   head=draw(st.sampled_from([None, (1,)])), ready=draw(small), head_end=draw(small),
+                   head_release=draw(small), head_last=draw(small), work=draw(small))
+            for k in range(draw(st.integers(0, 30)))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_columns(), st.integers(1, 6))
+def test_the_compiled_pareto_sieve_keeps_and_merges_as_the_reference(found: list[Column], cap: int) -> None:
+    """The columns kept (and those merged past the cap) are the reference's, field for field."""
+    kept = _pareto(found, cap)
+    assert kept == _pareto_reference(found, cap)
+    assert len(kept) <= len(found)
