@@ -189,14 +189,16 @@ def warm() -> None:
     """Compile (or load from its cache) the engine's compiled core (:mod:`staleness_lab.sim.compiled`)
     by simulating a tiny workload under FIFO, Random and Proportional (an order, an order drawing
     from the policy's stream, a placement rule), and the X_w optimum's labelling search
-    (:mod:`staleness_lab.optimize.block_labels`) and the batch planner's split-form search
-    (:mod:`staleness_lab.optimize.split_search`). ``make setup`` calls it, so no run pays the
+    (:mod:`staleness_lab.optimize.block_labels`), the batch planner's split-form search
+    (:mod:`staleness_lab.optimize.split_search`) and its columns' tables
+    (:mod:`staleness_lab.optimize.decomposition`). ``make setup`` calls it, so no run pays the
     compilation unseen; it sits here, above the engine, because it names built-in policies."""
-    from staleness_lab.optimize import split_search
+    from staleness_lab.optimize import decomposition, split_search
     from staleness_lab.optimize.block_labels import compile_search
 
     compile_search()
     split_search.compile_search()
+    decomposition.compile_tables()
     for policy in ("fifo", "random", "proportional"):
         simulate({"tracks": 1, "horizon": 10, "variability": 0.5, "slowdown": {"factor": 2, "normal": 1, "slow": 1},
                   "tables": [{"name": "a", "period": 1, "chop": 2, "alpha": 0.1, "beta": 0.5, "priority": 1},

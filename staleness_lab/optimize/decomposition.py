@@ -263,6 +263,17 @@ def _plain_layer(dur: np.ndarray, prev: np.ndarray, j: int) -> np.ndarray:  # pr
     return layer
 
 
+def compile_tables() -> None:
+    """Compile (or load from their cache) the compiled parts of a query's columns (the least
+    splits, the head layers, the Pareto sieve) on a two-tuple query, so no planner call pays
+    their compilation (about 7 s) inside its time limit (``make setup`` calls it through
+    :func:`staleness_lab.api.warm`)."""
+    layers = HeadLayers([0, 1, 2], [0, 1, 2])
+    layers.cheap(1), layers.soon(1), layers._plain(1)
+    least_splits([0, 1, 2])
+    _pareto([Column(n=1, last=2, tail=2, cost=2, head=()), Column(n=2, last=1, tail=1, cost=2, head=(1,))], cap=1)
+
+
 def columns(g: QueryGrid, *, max_cost: int | None, on_time: bool, most: int | None = None,
             layers: HeadLayers | None = None, stop: Callable[[], bool] | None = None) -> list[Column]:
     """The undominated columns of one query (module docstring, "Columns"): with ``on_time`` only
@@ -399,6 +410,16 @@ def _pareto(found: list[Column], cap: int = COLUMN_CAP) -> list[Column]:
 
 
 @njit(cache=True)
+def _later(a: np.ndarray, b: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether head bounds ``a`` come after ``b`` in (head release, head last, work)."""
+    if a[2] != b[2]:
+        return a[2] > b[2]
+    if a[3] != b[3]:
+        return a[3] > b[3]
+    return a[0] > b[0]
+
+
+@njit(cache=True)
 def _sieve(keys: np.ndarray, heads: np.ndarray, plans: np.ndarray,
            cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """:func:`_pareto` on arrays, the columns in its order: per column its (tail, cost, n, ready),
@@ -426,7 +447,7 @@ def _sieve(keys: np.ndarray, heads: np.ndarray, plans: np.ndarray,
                     and bounds[k, 3] <= heads[i, 3] and (plan[k] or not plans[i])):
                 dropped = True
                 break
-            if at < 0 or (bounds[k, 2], bounds[k, 3], bounds[k, 0]) > (bounds[at, 2], bounds[at, 3], bounds[at, 0]):
+            if at < 0 or _later(bounds[k], bounds[at]):
                 at = k
         if dropped:
             continue
